@@ -1,0 +1,147 @@
+"""Domain objects passed between the pipeline stages.
+
+Data flows one way (see STYLE.md):
+source file -> Document (Markdown Formatter) -> Section tree -> Segment (HCA) -> index.
+Every object here is a small frozen dataclass; a path is always a tuple of titles, never a
+joined string, so titles containing "/", ">" or "|" cannot break it.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Literal
+
+BlockKind = Literal["text", "table"]
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A heading as shown in the document: level 1 is the top level, page is 1-based."""
+
+    level: int
+    title: str
+    page: int = 1
+
+
+@dataclass(frozen=True)
+class Block:
+    """A run of body content under one heading: a paragraph group or a table.
+
+    For tables ``text`` is the Markdown table and ``caption`` its caption (may be empty);
+    ``rows`` keeps the cells so HCA can build the caption + header + first-column text
+    (paper A.4/A.6).
+    """
+
+    kind: BlockKind
+    text: str
+    page: int = 1
+    caption: str = ""
+    rows: tuple[tuple[str, ...], ...] = ()
+
+
+@dataclass(frozen=True)
+class Section:
+    """One node of the heading tree with the body that sits directly under its heading.
+
+    ``path`` holds the heading titles from the top level down to this one (the document
+    title is not included; ``Document.path_of`` adds it).  The root section (text before the
+    first heading) has ``level == 0`` and an empty path.  ``span`` is the section's
+    character range (heading line included) in ``Document.markdown``; ``body_span`` the range of
+    its body alone.
+    """
+
+    order: int
+    level: int
+    title: str
+    path: tuple[str, ...]
+    parent: int | None
+    blocks: tuple[Block, ...]
+    pages: tuple[int, ...]
+    span: tuple[int, int]
+    body_span: tuple[int, int]
+
+    @property
+    def body(self) -> str:
+        return "\n\n".join(b.text for b in self.blocks)
+
+
+@dataclass(frozen=True)
+class Document:
+    """A source file in canonical form: Markdown text plus its heading tree.
+
+    ``doc_id`` is the file's name relative to the corpus folder (or its base name), so
+    evaluation gold (``{"doc": "open.2.md"}``) can name it.
+    """
+
+    doc_id: str
+    title: str
+    source: str
+    format: str
+    markdown: str
+    sections: tuple[Section, ...]
+    page_count: int = 1
+    warnings: tuple[str, ...] = ()
+    metadata: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def headings(self) -> list[Heading]:
+        """Detected headings in document order (the `hiqa structure` output)."""
+        return [
+            Heading(s.level, s.title, s.pages[0] if s.pages else 1)
+            for s in self.sections
+            if s.level > 0
+        ]
+
+    def path_of(self, section: Section) -> tuple[str, ...]:
+        """The cascaded path ``(document title, chapter, ..., section)``.
+
+        A top-level heading that repeats the document title (``# wc(1)`` in ``wc.1.md``) is
+        not repeated in the path.
+        """
+        path = section.path
+        if path and _norm(path[0]) == _norm(self.title):
+            path = path[1:]
+        return (self.title, *path)
+
+    @property
+    def content_hash(self) -> str:
+        return hashlib.sha256(self.markdown.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Segment:
+    """The unit that is embedded, indexed and retrieved (paper §3.2, Alg. 1).
+
+    ``text`` is the body given to the LLM (full table values included); ``augmented_text`` is
+    what is embedded and BM25-indexed for the chosen strategy (for ``hca``: the cascaded path
+    then the body, see ``hiqa.segment``); ``span`` is the character range in the document's
+    canonical Markdown, used to judge ``fixed`` chunks against gold sections.
+    """
+
+    segment_id: str
+    doc_id: str
+    doc_title: str
+    source: str
+    path: tuple[str, ...]
+    level: int
+    order: int
+    piece: int
+    pages: tuple[int, ...]
+    text: str
+    augmented_text: str
+    is_table: bool
+    strategy: str
+    span: tuple[int, int]
+    keywords: tuple[str, ...] = ()
+
+    @property
+    def content_hash(self) -> str:
+        return hashlib.sha256(self.augmented_text.encode("utf-8")).hexdigest()
+
+    @property
+    def heading(self) -> str:
+        return self.path[-1] if self.path else self.doc_title
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()

@@ -1,0 +1,187 @@
+"""Heading tree construction shared by every format parser.
+
+A parser turns its source into a flat, ordered stream of ``Heading`` and ``Block`` events; this
+module turns the stream into canonical Markdown and ``Section`` objects with parents and paths.
+Parents follow one rule for every format: a heading's parent is the nearest earlier heading of a
+*shallower* level, so a skipped level (H1 -> H3) still gets the right parent and a duplicate
+heading stays a separate section.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .model import Block, Document, Heading, Section
+
+Event = Heading | Block
+
+
+@dataclass
+class _Open:
+    order: int
+    level: int
+    title: str
+    path: tuple[str, ...]
+    parent: int | None
+    start: int
+    body_start: int
+    page: int
+    blocks: list[Block] = field(default_factory=list)
+
+
+def choose_title(metadata_title: str | None, headings: list[Heading], source: str) -> str:
+    """Document title rule: PDF metadata title -> first top-level heading -> file name.
+
+    "Top-level" means the shallowest level used in the document.  Metadata titles that are
+    blank or look like a file name written by a tool ("Microsoft Word - x.doc", "untitled")
+    are ignored.
+    """
+    if metadata_title:
+        t = " ".join(metadata_title.split())
+        low = t.casefold()
+        if t and not low.startswith(("microsoft word", "untitled")) and not low.endswith(
+            (".doc", ".docx", ".pdf", ".tex", ".dvi")
+        ):
+            return t
+    if headings:
+        top = min(h.level for h in headings)
+        return next(h.title for h in headings if h.level == top)
+    name = os.path.basename(source)
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    return stem or name
+
+
+def build_document(
+    *,
+    doc_id: str,
+    source: str,
+    fmt: str,
+    events: Iterable[Event],
+    metadata_title: str | None = None,
+    page_count: int = 1,
+    warnings: Iterable[str] = (),
+    metadata: dict[str, str] | None = None,
+) -> Document:
+    """Assemble a ``Document`` from parser events (see module docstring)."""
+    events = list(events)
+    headings = [e for e in events if isinstance(e, Heading)]
+    title = choose_title(metadata_title, headings, source)
+
+    parts: list[str] = []
+    pos = 0
+
+    def emit(text: str) -> tuple[int, int]:
+        nonlocal pos
+        if parts:
+            parts.append("\n\n")
+            pos += 2
+        start = pos
+        parts.append(text)
+        pos += len(text)
+        return start, pos
+
+    sections: list[Section] = []
+    stack: list[_Open] = []  # open headings, shallowest first
+    current = _Open(0, 0, "", (), None, 0, 0, 1)
+
+    def close(sec: _Open) -> None:
+        pages = sorted({sec.page, *(b.page for b in sec.blocks)}) if sec.level else sorted(
+            {b.page for b in sec.blocks}
+        )
+        body_end = pos if sec.blocks else sec.body_start
+        sections.append(
+            Section(
+                order=sec.order,
+                level=sec.level,
+                title=sec.title,
+                path=sec.path,
+                parent=sec.parent,
+                blocks=tuple(sec.blocks),
+                pages=tuple(pages),
+                span=(sec.start, pos),
+                body_span=(sec.body_start if sec.blocks else body_end, body_end),
+            )
+        )
+
+    for ev in events:
+        if isinstance(ev, Heading):
+            title_text = " ".join(ev.title.split())
+            if not title_text:
+                continue
+            if current.level > 0 or current.blocks:
+                close(current)
+            while stack and stack[-1].level >= ev.level:
+                stack.pop()
+            parent = stack[-1] if stack else None
+            marks = "#" * max(1, min(ev.level, 6))
+            start, end = emit(f"{marks} {_escape_heading(title_text)}")
+            current = _Open(
+                order=len(sections),
+                level=ev.level,
+                title=title_text,
+                path=(*(parent.path if parent else ()), title_text),
+                parent=parent.order if parent else None,
+                start=start,
+                body_start=end + 2,
+                page=ev.page,
+            )
+            stack.append(current)
+        else:
+            if not ev.text.strip():
+                continue
+            text = ev.text.strip("\n")
+            if ev.kind == "table" and ev.caption:
+                text = f"{ev.caption}\n\n{text}"
+            s, _ = emit(text)
+            if not current.blocks:
+                current.body_start = s
+            current.blocks.append(ev)
+    if current.level > 0 or current.blocks:
+        close(current)
+    # Sections were closed in document order, but the root (order 0) may be empty and late.
+    sections.sort(key=lambda s: s.order)
+    fixed = _fix_spans(sections, pos)
+    return Document(
+        doc_id=doc_id,
+        title=title,
+        source=source,
+        format=fmt,
+        markdown="".join(parts),
+        sections=tuple(fixed),
+        page_count=page_count,
+        warnings=tuple(warnings),
+        metadata=dict(metadata or {}),
+    )
+
+
+def _fix_spans(sections: list[Section], total: int) -> list[Section]:
+    """A section's span ends where the next section starts (its heading line included)."""
+    out = []
+    for i, s in enumerate(sections):
+        end = sections[i + 1].span[0] if i + 1 < len(sections) else total
+        end = max(end, s.span[0])
+        body_end = min(max(s.body_span[1], s.body_span[0]), end)
+        out.append(
+            Section(
+                order=s.order,
+                level=s.level,
+                title=s.title,
+                path=s.path,
+                parent=s.parent,
+                blocks=s.blocks,
+                pages=s.pages,
+                span=(s.span[0], end),
+                body_span=(s.body_span[0], body_end),
+            )
+        )
+    return out
+
+
+def _escape_heading(title: str) -> str:
+    # A title ending in '#' characters would lose them in ATX syntax; escape the last one.
+    return title[:-1] + "\\#" if title.endswith("#") else title
+
+
+def children(doc: Document, order: int) -> list[Section]:
+    return [s for s in doc.sections if s.parent == order]
