@@ -49,3 +49,7 @@ class QueryError(HiqaError):
 
 class LLMError(HiqaError):
     """The OpenAI-compatible endpoint failed, timed out or is not reachable."""
+
+
+class EmbeddingError(HiqaError):
+    """An embedder cannot be chosen or loaded, or its endpoint failed, timed out or is unreachable."""

@@ -1,0 +1,106 @@
+"""The ``hiqa`` command line: every capability of the app, on the same engine."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+
+from .errors import HiqaError
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _cmd_structure(args: argparse.Namespace) -> int:
+    from .formats import load_document
+
+    doc = load_document(args.file)
+    for w in doc.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    heads = [{"level": h.level, "title": h.title, "page": h.page} for h in doc.headings]
+    if args.json:
+        json.dump(heads, sys.stdout, ensure_ascii=False, indent=1 if args.pretty else None)
+        print()
+    else:
+        print(f"{doc.title}  ({doc.format}, {doc.page_count} page(s), {len(heads)} headings)")
+        for h in heads:
+            print(f"{'  ' * h['level']}{h['title']}  [p. {h['page']}]")
+    return 0
+
+
+def _cmd_segments(args: argparse.Namespace) -> int:
+    from .formats import load_document
+    from .segment import segment_document
+
+    doc = load_document(args.file)
+    for w in doc.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    segments = segment_document(doc, args.strategy, table_text=args.table_text)
+    if args.json:
+        rows = []
+        for s in segments:
+            row = asdict(s)
+            row["content_hash"] = s.content_hash
+            rows.append(row)
+        json.dump(rows, sys.stdout, ensure_ascii=False, indent=1 if args.pretty else None)
+        print()
+    else:
+        from .segment import render_path
+
+        for s in segments:
+            kind = " [table]" if s.is_table else ""
+            pages = ",".join(map(str, s.pages))
+            print(f"{s.order}.{s.piece}  {render_path(s.path)}{kind}  (p. {pages}, {len(s.text)} chars)")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hiqa",
+        description="HiQA: question answering over collections of near-identical documents.",
+    )
+    parser.add_argument("--data-dir", help="data directory (default: $HIQA_DATA_DIR or ./data)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("structure", help="print the detected heading structure of a file")
+    p.add_argument("file", help="PDF, Markdown, text or HTML file")
+    p.add_argument("--json", action="store_true", help='JSON list of {"level","title","page"}')
+    p.add_argument("--pretty", action="store_true", help="indent the JSON")
+    p.set_defaults(func=_cmd_structure)
+
+    p = sub.add_parser("segments", help="print the segments HCA makes of a file")
+    p.add_argument("file")
+    p.add_argument("--strategy", default="hca", choices=["hca", "section", "title", "fixed"])
+    p.add_argument("--table-text", default="summary", choices=["summary", "full"],
+                   help="what of a table is embedded: caption+header+first column, or all")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--pretty", action="store_true")
+    p.set_defaults(func=_cmd_segments)
+
+    for register in _EXTRA_COMMANDS:
+        register(sub)
+    return parser
+
+
+_EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = []
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except HiqaError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,179 @@
+"""HTML sources: ``h1``-``h6`` headings, paragraphs and lists as text, ``table`` as Markdown
+tables (with ``caption``).  Scripts, styles and navigation (``nav`` elements, and elements whose
+class names a navigation header/footer, as in DocBook/PostgreSQL pages) are skipped.  The
+``<title>`` element plays the role of the PDF metadata title in the title rule.
+"""
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+from ..model import Block, Document, Heading
+from ..structure import Event, build_document
+
+_BLOCK_TAGS = {
+    "p", "div", "li", "dt", "dd", "blockquote", "pre", "section", "article", "ul", "ol", "dl",
+    "br", "hr", "figure", "figcaption", "header", "footer", "main", "aside", "td", "th", "tr",
+}
+_SKIP_TAGS = {"script", "style", "nav", "noscript", "template", "svg", "head"}
+_VOID = {"br", "hr", "img", "meta", "link", "input", "col", "area", "base", "wbr", "source"}
+_NAV_CLASS = re.compile(r"\bnav(header|footer|bar)?\b|\bbreadcrumbs?\b|\bskip-?link\b", re.I)
+
+
+def table_markdown(rows: list[tuple[str, ...]]) -> str:
+    """Render rows as a pipe table; the first row is the header."""
+    width = max(len(r) for r in rows)
+    norm = [tuple(c.replace("|", "\\|") for c in r) + ("",) * (width - len(r)) for r in rows]
+    out = ["| " + " | ".join(norm[0]) + " |", "|" + "---|" * width]
+    out += ["| " + " | ".join(r) + " |" for r in norm[1:]]
+    return "\n".join(out)
+
+
+class _Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.events: list[Event] = []
+        self.title: str | None = None
+        self._buf: list[str] = []
+        self._skip_stack: list[str] = []
+        self._heading: int | None = None
+        self._pre = 0
+        self._in_title = False
+        self._table_depth = 0
+        self._rows: list[list[str]] = []
+        self._cell: list[str] | None = None
+        self._caption: list[str] | None = None
+        self._table_caption = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self._skip_stack:
+            if tag not in _VOID:
+                self._skip_stack.append(tag)
+            return
+        cls = " ".join(v or "" for k, v in attrs if k in ("class", "role", "id"))
+        if tag in _SKIP_TAGS or (tag in ("div", "table", "header", "footer") and _NAV_CLASS.search(cls)):
+            if tag == "head":
+                self._skip_stack.append(tag)
+                return
+            self._skip_stack.append(tag)
+            return
+        if tag == "title":
+            self._in_title = True
+            return
+        if tag == "table":
+            self._flush()
+            self._table_depth += 1
+            if self._table_depth == 1:
+                self._rows, self._table_caption = [], ""
+            return
+        if self._table_depth:
+            if tag == "tr":
+                self._rows.append([])
+            elif tag in ("td", "th"):
+                self._cell = []
+            elif tag == "caption":
+                self._caption = []
+            return
+        if re.fullmatch(r"h[1-6]", tag):
+            self._flush()
+            self._heading = int(tag[1])
+        elif tag == "pre":
+            self._flush()
+            self._pre += 1
+        elif tag in _BLOCK_TAGS:
+            if tag == "br":
+                self._buf.append("\n")
+            else:
+                self._flush()
+            if tag == "li":
+                self._buf.append("- ")
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._skip_stack:
+            while self._skip_stack:
+                if self._skip_stack.pop() == tag:
+                    break
+            return
+        if tag == "title":
+            self._in_title = False
+            return
+        if self._table_depth:
+            if tag in ("td", "th") and self._cell is not None and self._rows:
+                self._rows[-1].append(" ".join("".join(self._cell).split()))
+                self._cell = None
+            elif tag == "caption" and self._caption is not None:
+                self._table_caption = " ".join("".join(self._caption).split())
+                self._caption = None
+            elif tag == "table":
+                self._table_depth -= 1
+                if self._table_depth == 0:
+                    rows = [tuple(r) for r in self._rows if any(c for c in r)]
+                    if rows:
+                        self.events.append(
+                            Block("table", table_markdown(rows), caption=self._table_caption,
+                                  rows=tuple(rows))
+                        )
+            return
+        if self._heading and tag == f"h{self._heading}":
+            title = " ".join("".join(self._buf).split())
+            self._buf.clear()
+            if title:
+                self.events.append(Heading(self._heading, title))
+            self._heading = None
+        elif tag == "pre":
+            self._pre = max(0, self._pre - 1)
+            text = "".join(self._buf).strip("\n")
+            self._buf.clear()
+            if text.strip():
+                self.events.append(Block("text", "```\n" + text + "\n```"))
+        elif tag in _BLOCK_TAGS:
+            self._flush()
+
+    def handle_data(self, data: str) -> None:
+        if self._skip_stack:
+            return
+        if self._in_title:
+            self.title = ((self.title or "") + data).strip()
+            return
+        if self._table_depth:
+            if self._caption is not None:
+                self._caption.append(data)
+            elif self._cell is not None:
+                self._cell.append(data)
+            return
+        self._buf.append(data)
+
+    def _flush(self) -> None:
+        if self._heading or self._pre:
+            return
+        text = "".join(self._buf)
+        self._buf.clear()
+        lines = [" ".join(ln.split()) for ln in text.split("\n")]
+        text = "\n".join(ln for ln in lines if ln)
+        if text and text != "-":
+            self.events.append(Block("text", text))
+
+    def close(self) -> None:
+        super().close()
+        self._heading = None
+        self._pre = 0
+        self._flush()
+
+
+def parse_html(
+    text: str, *, doc_id: str, source: str, warnings: list[str] | tuple[str, ...] = ()
+) -> Document:
+    collector = _Collector()
+    collector.feed(text)
+    collector.close()
+    return build_document(
+        doc_id=doc_id,
+        source=source,
+        fmt="html",
+        events=collector.events,
+        metadata_title=collector.title,
+        warnings=warnings,
+    )

@@ -1,0 +1,132 @@
+"""Markdown sources: ATX and setext headings, fenced code, pipe tables, front matter.
+
+Rules (issue #2): ``#`` inside fenced code is not a heading; a skipped level gets the nearest
+shallower heading as parent (``hiqa.structure``); text before the first heading belongs to the
+document root; duplicate headings stay separate sections.
+"""
+from __future__ import annotations
+
+import re
+
+from ..model import Block, Document, Heading
+from ..structure import Event, build_document
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_TABLE_DELIM = re.compile(r"^ {0,3}\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
+_CAPTION = re.compile(r"^(table|tab\.)\s*[\w.-]*\s*[:.\-–]", re.I)
+
+
+def split_row(line: str) -> tuple[str, ...]:
+    """Cells of a pipe-table row (escaped pipes ``\\|`` stay inside their cell)."""
+    s = line.strip()
+    if s.startswith("|"):
+        s = s[1:]
+    if s.endswith("|") and not s.endswith("\\|"):
+        s = s[:-1]
+    return tuple(c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", s))
+
+
+def markdown_events(text: str) -> tuple[list[Event], str | None]:
+    """Turn Markdown text into heading/block events; also return a front-matter title."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    fm_title = None
+    i = 0
+    if lines and lines[0].strip() == "---":
+        for j in range(1, min(len(lines), 200)):
+            if lines[j].strip() in ("---", "..."):
+                for fm in lines[1:j]:
+                    m = re.match(r"^title:\s*(.+?)\s*$", fm)
+                    if m:
+                        fm_title = m.group(1).strip("'\"")
+                i = j + 1
+                break
+    events: list[Event] = []
+    para: list[str] = []
+
+    def flush() -> None:
+        if para:
+            events.append(Block("text", "\n".join(para)))
+            para.clear()
+
+    while i < len(lines):
+        line = lines[i]
+        fence = _FENCE.match(line)
+        if fence:
+            flush()
+            marker = fence.group(1)
+            block = [line]
+            i += 1
+            while i < len(lines):
+                block.append(lines[i])
+                stripped = lines[i].strip()
+                if stripped.startswith(marker[0] * len(marker)) and not stripped.strip(marker[0]):
+                    i += 1
+                    break
+                i += 1
+            events.append(Block("text", "\n".join(block)))
+            continue
+        atx = _ATX.match(line)
+        if atx:
+            flush()
+            title = (atx.group(2) or "").strip()
+            if title:
+                events.append(Heading(len(atx.group(1)), _unescape(title)))
+            i += 1
+            continue
+        if (
+            "|" in line
+            and i + 1 < len(lines)
+            and _TABLE_DELIM.match(lines[i + 1])
+            and "-" in lines[i + 1]
+        ):
+            caption = ""
+            if len(para) == 1 and _CAPTION.match(para[0]):
+                caption = para.pop()
+            flush()
+            rows = [split_row(line)]
+            raw = [line, lines[i + 1]]
+            i += 2
+            while i < len(lines) and "|" in lines[i] and lines[i].strip():
+                rows.append(split_row(lines[i]))
+                raw.append(lines[i])
+                i += 1
+            events.append(Block("table", "\n".join(raw), caption=caption, rows=tuple(rows)))
+            continue
+        setext = _SETEXT.match(line)
+        if setext and para and not _is_list_item(para[-1]):
+            title = " ".join(p.strip() for p in para)
+            para.clear()
+            events.append(Heading(1 if setext.group(1)[0] == "=" else 2, _unescape(title)))
+            i += 1
+            continue
+        if not line.strip():
+            flush()
+        else:
+            para.append(line)
+        i += 1
+    flush()
+    return events, fm_title
+
+
+def _is_list_item(line: str) -> bool:
+    return bool(re.match(r"^\s*([-*+]|\d+[.)])\s", line))
+
+
+def _unescape(title: str) -> str:
+    return re.sub(r"\\([\\`*_{}\[\]()#+\-.!|>])", r"\1", title)
+
+
+def parse_markdown(
+    text: str, *, doc_id: str, source: str, warnings: list[str] | tuple[str, ...] = ()
+) -> Document:
+    events, fm_title = markdown_events(text)
+    return build_document(
+        doc_id=doc_id,
+        source=source,
+        fmt="markdown",
+        events=events,
+        metadata_title=fm_title,
+        warnings=warnings,
+    )

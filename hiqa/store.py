@@ -1,0 +1,95 @@
+"""The one place that opens Qdrant.
+
+Default: Qdrant local mode under ``<data dir>/qdrant`` (embedded, no server).  With
+``HIQA_QDRANT_URL`` (+ ``HIQA_QDRANT_API_KEY``) the same code talks to a Qdrant server or
+cluster.  Local mode allows one client per folder, so the client is opened once per process and
+shared; when another process holds the folder the error says which and what to do.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import warnings
+from pathlib import Path
+
+from qdrant_client import QdrantClient, models
+
+from .errors import CollectionError
+from .settings import Settings
+
+VECTOR_NAMES = ("hca", "content")
+_clients: dict[str, QdrantClient] = {}
+_lock = threading.Lock()
+
+
+def _owner_file(path: Path) -> Path:
+    return path / "hiqa.owner"
+
+
+def get_client(settings: Settings) -> QdrantClient:
+    """The process-wide client for ``settings`` (local folder or server URL)."""
+    key = settings.qdrant_url or str(Path(settings.data_dir, "qdrant").resolve())
+    with _lock:
+        client = _clients.get(key)
+        if client is not None:
+            return client
+        if settings.qdrant_url:
+            client = QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key,
+                                  timeout=30)
+        else:
+            path = Path(key)
+            path.mkdir(parents=True, exist_ok=True)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    client = QdrantClient(path=str(path))
+            except (RuntimeError, BlockingIOError) as exc:
+                owner = _owner_file(path)
+                who = owner.read_text().strip() if owner.exists() else "another process"
+                raise CollectionError(
+                    f"the Qdrant folder {path} is in use by {who}. Local mode allows one process "
+                    "per data directory: stop that process (e.g. the Streamlit app) and retry, use "
+                    "another --data-dir, or run a Qdrant server and set HIQA_QDRANT_URL."
+                ) from exc
+            _owner_file(path).write_text(f"pid {os.getpid()} ({_describe_process()})\n")
+        _clients[key] = client
+        return client
+
+
+def close_all() -> None:
+    """Close every client (tests and CLI exit); releases local-mode folder locks."""
+    with _lock:
+        for client in _clients.values():
+            try:
+                client.close()
+            except Exception:  # closing twice or a dead server is not worth an error
+                pass
+        _clients.clear()
+
+
+def is_local(settings: Settings) -> bool:
+    return not settings.qdrant_url
+
+
+def create_collection(client: QdrantClient, name: str, dim: int) -> None:
+    """Named dense vectors ``content`` (segment text) and ``hca`` (augmented text), cosine."""
+    client.create_collection(
+        name,
+        vectors_config={
+            v: models.VectorParams(size=dim, distance=models.Distance.COSINE) for v in VECTOR_NAMES
+        },
+    )
+    for field_name in ("doc_id", "keywords", "version"):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # local mode: payload indexes are a no-op
+                client.create_payload_index(name, field_name, models.PayloadSchemaType.KEYWORD)
+        except Exception:  # pragma: no cover - servers that refuse indexes still work
+            pass
+
+
+def _describe_process() -> str:
+    try:
+        return Path(f"/proc/{os.getpid()}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:120].strip()
+    except OSError:
+        return "hiqa"

@@ -1,0 +1,185 @@
+"""Markdown, plain text and HTML parsing, the title rule, and bad input."""
+import json
+
+import pytest
+
+from hiqa.cli import main
+from hiqa.errors import DocumentError, EmptyDocumentError, UnsupportedFormatError
+from hiqa.formats import load_document
+
+
+def write(tmp_path, name, text, encoding="utf-8"):
+    p = tmp_path / name
+    p.write_bytes(text.encode(encoding) if isinstance(text, str) else text)
+    return p
+
+
+def paths(doc):
+    return [doc.path_of(s) for s in doc.sections]
+
+
+MD = """Preface text before any heading.
+
+# Guide
+
+Intro.
+
+```bash
+# not a heading
+echo hi
+```
+
+### Deep / skipped > level | with pipes
+
+Deep body.
+
+## Usage
+
+Usage body.
+
+Setext Heading
+==============
+
+Setext body.
+
+Second setext
+-------------
+
+## Usage
+
+Duplicate heading body.
+"""
+
+
+def test_markdown_hierarchy_rules(tmp_path):
+    doc = load_document(write(tmp_path, "guide.md", MD))
+    assert doc.title == "Guide"  # first top-level heading
+    heads = [(h.level, h.title) for h in doc.headings]
+    assert heads == [
+        (1, "Guide"),
+        (3, "Deep / skipped > level | with pipes"),
+        (2, "Usage"),
+        (1, "Setext Heading"),
+        (2, "Second setext"),
+        (2, "Usage"),
+    ]
+    # text before the first heading belongs to the document root
+    root = doc.sections[0]
+    assert root.level == 0 and "Preface text" in root.body
+    assert doc.path_of(root) == ("Guide",)
+    # fenced code stays in the body of "Guide"
+    guide = doc.sections[1]
+    assert "# not a heading" in guide.body
+    # skipped level: H3 directly under H1 gets the H1 as parent; the title is one path element
+    deep = doc.sections[2]
+    assert deep.parent == guide.order
+    assert doc.path_of(deep) == ("Guide", "Deep / skipped > level | with pipes")
+    # duplicates stay separate, each with its own parent and body
+    usages = [s for s in doc.sections if s.title == "Usage"]
+    assert len(usages) == 2
+    assert doc.path_of(usages[0]) == ("Guide", "Usage")
+    assert doc.path_of(usages[1]) == ("Guide", "Setext Heading", "Usage")
+    assert "Usage body" in usages[0].body and "Duplicate heading body" in usages[1].body
+
+
+def test_markdown_spans_cover_canonical_text(tmp_path):
+    doc = load_document(write(tmp_path, "guide.md", MD))
+    for s in doc.sections:
+        body = doc.markdown[s.body_span[0]:s.body_span[1]]
+        for b in s.blocks:
+            assert b.text.strip() in body
+    # sections tile the canonical Markdown
+    assert doc.sections[0].span[0] == 0
+    assert doc.sections[-1].span[1] == len(doc.markdown)
+    for a, b in zip(doc.sections, doc.sections[1:]):
+        assert a.span[1] == b.span[0]
+
+
+def test_markdown_tables_and_caption(tmp_path):
+    text = "# T\n\nTable 1: Pin functions\n| Pin | Name |\n|-----|------|\n| 1 | VCC |\n| 2 | GND |\n\nAfter.\n"
+    doc = load_document(write(tmp_path, "t.md", text))
+    table = [b for s in doc.sections for b in s.blocks if b.kind == "table"][0]
+    assert table.caption == "Table 1: Pin functions"
+    assert table.rows == (("Pin", "Name"), ("1", "VCC"), ("2", "GND"))
+    assert "| 2 | GND |" in doc.markdown
+
+
+def test_title_falls_back_to_file_name(tmp_path):
+    doc = load_document(write(tmp_path, "notes-2024.md", "just text, no heading\n"))
+    assert doc.title == "notes-2024"
+    assert doc.headings == []
+
+
+def test_front_matter_title_wins(tmp_path):
+    doc = load_document(write(tmp_path, "x.md", "---\ntitle: Real Title\n---\n# Other\n\nbody\n"))
+    assert doc.title == "Real Title"
+
+
+def test_plain_text_headings(tmp_path):
+    text = (
+        "ACME WIDGET MANUAL\n\nIntro paragraph.\n\n1 Overview\n\nOverview text.\n\n"
+        "1.1 Scope\n\nScope text.\n\n1. Open the lid and remove the cover.\n\n"
+        "2 Installation\n\nSteps.\n"
+    )
+    doc = load_document(write(tmp_path, "manual.txt", text))
+    heads = [(h.level, h.title) for h in doc.headings]
+    assert heads == [(1, "ACME WIDGET MANUAL"), (1, "1 Overview"), (2, "1.1 Scope"),
+                     (1, "2 Installation")]
+    scope = [s for s in doc.sections if s.title == "1.1 Scope"][0]
+    assert "1. Open the lid" in scope.body  # a numbered sentence is not a heading
+
+
+def test_html_headings_tables_and_navigation(tmp_path):
+    html = """<html><head><title>CREATE INDEX</title><style>h1{}</style></head><body>
+    <div class="navheader"><h1>Navigation junk</h1></div>
+    <h1>CREATE INDEX</h1><p>define a <b>new</b> index</p>
+    <h2>Parameters</h2><dl><dt>CONCURRENTLY</dt><dd>build without locking</dd></dl>
+    <table><caption>Table 2. Options</caption><tr><th>Name</th><th>Default</th></tr>
+    <tr><td>fillfactor</td><td>90</td></tr></table>
+    <script>var x = "<h2>no</h2>";</script>
+    </body></html>"""
+    doc = load_document(write(tmp_path, "sql-createindex.html", html))
+    assert doc.title == "CREATE INDEX"
+    assert [(h.level, h.title) for h in doc.headings] == [(1, "CREATE INDEX"), (2, "Parameters")]
+    params = doc.sections[-1]
+    table = [b for b in params.blocks if b.kind == "table"][0]
+    assert table.caption == "Table 2. Options"
+    assert table.rows[1] == ("fillfactor", "90")
+    assert "CONCURRENTLY" in params.body and "Navigation junk" not in doc.markdown
+
+
+def test_non_utf8_text_is_detected(tmp_path):
+    text = "# Überblick\n\nDie Größe der Straße ist ungefähr zwölf Meter, schön und grün.\n" * 3
+    doc = load_document(write(tmp_path, "de.md", text, encoding="latin-1"))
+    assert doc.title == "Überblick"
+    assert "Größe" in doc.markdown
+    assert any("not UTF-8" in w for w in doc.warnings)
+
+
+@pytest.mark.parametrize(
+    "name,data,error,message",
+    [
+        ("empty.md", b"", EmptyDocumentError, "empty"),
+        ("blank.txt", b"  \n\n ", EmptyDocumentError, "no text"),
+        ("data.xlsx", b"PK\x03\x04", UnsupportedFormatError, "unsupported file type '.xlsx'"),
+        ("bin.txt", b"\x00\x01\x02binary", DocumentError, "binary"),
+    ],
+)
+def test_bad_input_errors(tmp_path, name, data, error, message):
+    with pytest.raises(error, match=message):
+        load_document(write(tmp_path, name, data))
+
+
+def test_cli_structure_json(tmp_path, capsys):
+    p = write(tmp_path, "guide.md", MD)
+    assert main(["structure", str(p), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out[0] == {"level": 1, "title": "Guide", "page": 1}
+    assert out[1]["title"] == "Deep / skipped > level | with pipes"
+
+
+def test_cli_reports_errors_without_traceback(tmp_path, capsys):
+    p = write(tmp_path, "empty.md", b"")
+    assert main(["structure", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "empty" in err and "Traceback" not in err

@@ -1,0 +1,126 @@
+"""Hierarchical Contextual Augmentor: paths, splitting, tables, strategies."""
+import json
+
+import pytest
+
+from hiqa.cli import main
+from hiqa.formats import load_document
+from hiqa.segment import Strategy, segment_document, table_embed_text
+from hiqa.tokenize import count_tokens
+
+
+@pytest.fixture()
+def doc(tmp_path):
+    long_para = " ".join(f"Sentence number {i} explains the register map in detail." for i in range(300))
+    text = f"""# ADC12QJ1600 Datasheet
+
+Preface.
+
+## 7 Detailed Description
+
+### 7.1 Overview
+
+Short overview.
+
+### 7.2 Register Map
+
+{long_para}
+
+## 8 Electrical Characteristics
+
+## 9 Pin Configuration
+
+Table 3: Pin functions
+| Pin | Name | Description |
+|-----|------|-------------|
+| 1 | AGND | Analog ground |
+| 2 | VA11 | 1.1 V supply |
+
+## 10 Empty Leaf
+"""
+    p = tmp_path / "adc12qj1600.md"
+    p.write_text(text)
+    return load_document(p)
+
+
+def test_hca_segments_carry_full_path(doc):
+    segs = segment_document(doc, "hca")
+    overview = [s for s in segs if s.path[-1] == "7.1 Overview"][0]
+    assert overview.path == ("ADC12QJ1600 Datasheet", "7 Detailed Description", "7.1 Overview")
+    assert overview.augmented_text == (
+        "ADC12QJ1600 Datasheet > 7 Detailed Description > 7.1 Overview\n\nShort overview."
+    )
+    assert overview.text == "Short overview."
+    # the H1 that repeats the document title is not repeated in the path
+    top = [s for s in segs if s.text == "Preface."][0]
+    assert top.path == ("ADC12QJ1600 Datasheet",) and top.level == 1
+
+
+def test_long_sections_split_and_keep_path(doc):
+    segs = [s for s in segment_document(doc, "hca", max_tokens=200) if s.path[-1] == "7.2 Register Map"]
+    assert len(segs) > 3
+    assert [s.piece for s in segs] == list(range(len(segs)))
+    for s in segs:
+        assert s.augmented_text.startswith("ADC12QJ1600 Datasheet > 7 Detailed Description > 7.2 Register Map\n\n")
+        assert count_tokens(s.augmented_text) <= 200
+        assert s.text.endswith(".")  # split on sentence boundaries
+    # nothing lost, nothing duplicated
+    joined = " ".join(s.text for s in segs)
+    assert joined.count("Sentence number") == 300
+    # spans point at the piece in the canonical Markdown
+    for s in segs:
+        assert doc.markdown[s.span[0]:s.span[1]] == s.text
+
+
+def test_heading_only_sections(doc):
+    segs = segment_document(doc, "hca")
+    titles = [s.path[-1] for s in segs]
+    assert "7 Detailed Description" not in titles  # has children: its title lives in their paths
+    assert "8 Electrical Characteristics" in titles  # a heading-only leaf is kept
+    leaf = [s for s in segs if s.path[-1] == "10 Empty Leaf"][0]
+    assert leaf.text == "10 Empty Leaf"
+
+
+def test_tables_embed_caption_header_first_column(doc):
+    segs = segment_document(doc, "hca")
+    table = [s for s in segs if s.is_table][0]
+    assert "| 2 | VA11 | 1.1 V supply |" in table.text and table.text.startswith("Table 3")
+    body = table.augmented_text.split("\n\n", 1)[1]
+    assert body == "Table 3: Pin functions\nPin | Name | Description\n1, 2"
+    assert "Analog ground" not in table.augmented_text  # values stay out of the embedding
+    full = [s for s in segment_document(doc, "hca", table_text="full") if s.is_table][0]
+    assert "Analog ground" in full.augmented_text
+    block = [b for s in doc.sections for b in s.blocks if b.kind == "table"][0]
+    assert table_embed_text(block).startswith("Table 3: Pin functions")
+
+
+def test_strategies(doc):
+    hca = {s.order: s for s in segment_document(doc, "hca") if s.piece == 0}
+    sec = {s.order: s for s in segment_document(doc, Strategy.SECTION) if s.piece == 0}
+    title = {s.order: s for s in segment_document(doc, "title") if s.piece == 0}
+    o = [k for k, s in hca.items() if s.path[-1] == "7.1 Overview"][0]
+    assert sec[o].augmented_text == "Short overview."
+    assert title[o].augmented_text == "7.1 Overview\n\nShort overview."
+    assert sec[o].path == hca[o].path  # path kept in payload for evaluation, not in the text
+    fixed = segment_document(doc, "fixed", fixed_tokens=64)
+    assert len(fixed) > 5 and all(s.path == ("ADC12QJ1600 Datasheet",) for s in fixed)
+    assert all(count_tokens(s.text) <= 64 for s in fixed)
+    assert all(doc.markdown[s.span[0]:s.span[1]] == s.text for s in fixed)
+    with pytest.raises(ValueError, match="choose one of: fixed, section, title, hca"):
+        segment_document(doc, "bogus")
+
+
+def test_ids_are_stable_and_version_dependent(doc):
+    a = segment_document(doc, "hca", version="v1")
+    b = segment_document(doc, "hca", version="v1")
+    c = segment_document(doc, "hca", version="v2")
+    assert [s.segment_id for s in a] == [s.segment_id for s in b]
+    assert not {s.segment_id for s in a} & {s.segment_id for s in c}
+    assert len({s.segment_id for s in a}) == len(a)
+
+
+def test_cli_segments_json(doc, capsys):
+    assert main(["segments", doc.source, "--strategy", "title", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0]["strategy"] == "title"
+    assert {"path", "augmented_text", "content_hash", "pages", "is_table"} <= set(rows[0])
