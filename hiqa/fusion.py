@@ -1,0 +1,283 @@
+"""Score fusion of the retrieval routes (paper §3.3, Eq. 2).
+
+The paper ranks a segment by a weighted sum of its dense and BM25 scores plus a keyword bonus:
+
+    score = α · dense + (1 − α) · bm25 + β · bonus,   bonus = log(1 + m) / log(1 + M)      (Eq. 2)
+
+where ``m`` is the number of the segment's document keywords found in the question and ``M`` the
+largest ``m`` among the candidates.  The routes' raw scores live on different scales (cosine in
+[-1, 1], BM25 unbounded), so by default each route is min-max normalised over the candidate set
+first; the other methods exist for ablations and for comparison with Qdrant's own RRF.
+
+Everything here is a pure function of a :class:`Candidates` value: retrieval runs once, and a
+slider that moves α or β only calls :func:`fuse` again (re-fusion), which costs microseconds.
+Missing route scores (NaN, e.g. a segment BM25 found but the dense route never scored) count as
+the route's worst score among the candidates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+
+import numpy as np
+
+RRF_K = 60
+"""Rank constant of reciprocal rank fusion (Cormack et al., 2009), as in Qdrant's server."""
+
+Contributions = dict[str, np.ndarray]
+
+
+def _frozen(values: Sequence[float] | np.ndarray, dtype: type) -> np.ndarray:
+    array: np.ndarray = np.array(values, dtype=dtype).reshape(-1)
+    array.setflags(write=False)
+    return array
+
+
+@dataclass(frozen=True, eq=False)
+class Candidates:
+    """The union of all routes' hits for one question, with every route's raw score.
+
+    Arrays are aligned with ``ids`` and copied read-only, so one value can be re-fused any number
+    of times.  ``dense`` is the cosine of the route's main (``hca``) vector and is what fusion
+    uses; ``dense_content`` (cosine of the plain ``content`` vector) is carried for display and
+    ablations and may be all NaN.  ``bm25`` is 0 where no query term matched; ``matches`` is the
+    ``m`` of Eq. 2.  Equality is identity (arrays have no single truth value).
+    """
+
+    ids: tuple[str, ...]
+    dense: np.ndarray
+    dense_content: np.ndarray
+    bm25: np.ndarray
+    matches: np.ndarray
+    query: str = ""
+
+    def __post_init__(self) -> None:
+        n = len(self.ids)
+        object.__setattr__(self, "ids", tuple(self.ids))
+        arrays = {
+            "dense": _frozen(self.dense, np.float64),
+            "dense_content": _frozen(self.dense_content, np.float64),
+            "bm25": _frozen(self.bm25, np.float64),
+            "matches": _frozen(self.matches, np.int64),
+        }
+        wrong = {name: len(a) for name, a in arrays.items() if len(a) != n}
+        if wrong:
+            shown = ", ".join(f"{name} has {size}" for name, size in wrong.items())
+            raise ValueError(f"Candidates: {n} ids but {shown} values; arrays must align with ids")
+        if len(set(self.ids)) != n:
+            raise ValueError("Candidates: segment ids must be unique")
+        if n and arrays["matches"].min() < 0:
+            raise ValueError("Candidates: keyword match counts must be >= 0")
+        for name, array in arrays.items():
+            object.__setattr__(self, name, array)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+@dataclass(frozen=True, eq=False)
+class Ranking:
+    """The fused order of a :class:`Candidates` value.
+
+    ``scores`` and each array of ``contributions`` (keys ``dense``, ``bm25``, ``keyword``: the
+    route's weighted share of the score) are in candidate order and sum to ``scores``; ``order``
+    lists candidate indices best first, ties broken by candidate index.
+    """
+
+    candidate_ids: tuple[str, ...]
+    order: np.ndarray
+    scores: np.ndarray
+    contributions: Contributions
+    method: FusionMethod
+    alpha: float
+    beta: float
+    _rank: dict[str, int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        ranks = {self.candidate_ids[i]: r for r, i in enumerate(self.order.tolist(), start=1)}
+        object.__setattr__(self, "_rank", ranks)
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def ids(self) -> list[str]:
+        """Segment ids, best first."""
+        return [self.candidate_ids[i] for i in self.order.tolist()]
+
+    def top(self, k: int) -> np.ndarray:
+        """Candidate indices of the ``k`` best segments, best first."""
+        return self.order[: max(k, 0)]
+
+    def rank_of(self, segment_id: str) -> int | None:
+        """1-based rank of a segment, or None when it is not a candidate (as the metrics expect)."""
+        return self._rank.get(segment_id)
+
+
+def minmax(values: np.ndarray) -> np.ndarray:
+    """Scale to [0, 1] over the candidate set; a constant vector carries no signal and gives 0."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0:
+        return values.copy()
+    low, high = float(values.min()), float(values.max())
+    if high - low <= 0:
+        return np.zeros_like(values)
+    return (values - low) / (high - low)
+
+
+def zscore(values: np.ndarray) -> np.ndarray:
+    """Zero mean, unit (population) variance; a constant vector gives 0."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0:
+        return values.copy()
+    std = float(values.std())
+    if std <= 0:
+        return np.zeros_like(values)
+    return (values - float(values.mean())) / std
+
+
+def keyword_bonus(matches: np.ndarray) -> np.ndarray:
+    """Eq. 2's bonus ``log(1 + m) / log(1 + M)``: 1 for the best-matching candidates, 0 for none.
+
+    The log damps the reward for many matches, and dividing by ``M`` keeps the bonus in [0, 1]
+    whatever the question; when no candidate matches (``M = 0``) every bonus is 0.
+    """
+    matches = np.asarray(matches, dtype=np.float64)
+    if matches.size == 0 or matches.max() <= 0:
+        return np.zeros_like(matches)
+    bonus: np.ndarray = np.log1p(matches) / np.log1p(matches.max())
+    return bonus
+
+
+def route_ranks(values: np.ndarray) -> np.ndarray:
+    """1-based rank of each candidate by one route's score, ties kept in candidate order."""
+    order = np.argsort(-np.asarray(values, dtype=np.float64), kind="stable")
+    ranks = np.empty(len(order), dtype=np.int64)
+    ranks[order] = np.arange(1, len(order) + 1)
+    return ranks
+
+
+def _filled(values: np.ndarray) -> np.ndarray:
+    missing = np.isnan(values)
+    if not missing.any():
+        return values
+    if missing.all():
+        return np.zeros_like(values)
+    return np.where(missing, np.nanmin(values), values)
+
+
+def _weighted_sum(
+    dense: np.ndarray, bm25: np.ndarray, bonus: np.ndarray, alpha: float, beta: float
+) -> Contributions:
+    return {"dense": alpha * dense, "bm25": (1 - alpha) * bm25, "keyword": beta * bonus}
+
+
+def _fuse_minmax(c: Candidates, alpha: float, beta: float) -> Contributions:
+    return _weighted_sum(
+        minmax(_filled(c.dense)), minmax(_filled(c.bm25)), keyword_bonus(c.matches), alpha, beta
+    )
+
+
+def _fuse_zscore(c: Candidates, alpha: float, beta: float) -> Contributions:
+    return _weighted_sum(
+        zscore(_filled(c.dense)), zscore(_filled(c.bm25)), keyword_bonus(c.matches), alpha, beta
+    )
+
+
+def _fuse_raw(c: Candidates, alpha: float, beta: float) -> Contributions:
+    """The paper's original code: no normalisation, so BM25's larger scale dominates."""
+    return _weighted_sum(_filled(c.dense), _filled(c.bm25), keyword_bonus(c.matches), alpha, beta)
+
+
+def _fuse_cc(c: Candidates, alpha: float, beta: float) -> Contributions:
+    """Convex combination: weights ``(1-β)α, (1-β)(1-α), β`` sum to 1, so scores stay in [0, 1]."""
+    return _weighted_sum(
+        (1 - beta) * minmax(_filled(c.dense)),
+        (1 - beta) * minmax(_filled(c.bm25)),
+        keyword_bonus(c.matches),
+        alpha,
+        beta,
+    )
+
+
+def _fuse_rrf(c: Candidates, alpha: float, beta: float) -> Contributions:
+    """Weighted RRF: ``α/(k + r_dense) + (1-α)/(k + r_bm25) + β·bonus/(k + 1)``.
+
+    The bonus is scaled as if it were a rank-1 hit of a third route, so β means the same
+    "one extra first place" whatever k is.
+    """
+    return {
+        "dense": alpha / (RRF_K + route_ranks(_filled(c.dense))),
+        "bm25": (1 - alpha) / (RRF_K + route_ranks(_filled(c.bm25))),
+        "keyword": beta * keyword_bonus(c.matches) / (RRF_K + 1),
+    }
+
+
+class FusionMethod(str, Enum):
+    """How the routes' scores are made comparable before Eq. 2's weighted sum."""
+
+    MINMAX = "minmax"
+    ZSCORE = "zscore"
+    RRF = "rrf"
+    CC = "cc"
+    RAW = "raw"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @staticmethod
+    def from_str(name: str) -> FusionMethod:
+        methods = {m.value: m for m in FusionMethod}
+        method = methods.get(name.strip().lower())
+        if method is None:
+            raise ValueError(
+                f"Unknown fusion method {name!r}; valid methods are: {', '.join(methods)}"
+            )
+        return method
+
+
+_METHODS: dict[FusionMethod, Callable[[Candidates, float, float], Contributions]] = {
+    FusionMethod.MINMAX: _fuse_minmax,
+    FusionMethod.ZSCORE: _fuse_zscore,
+    FusionMethod.RRF: _fuse_rrf,
+    FusionMethod.CC: _fuse_cc,
+    FusionMethod.RAW: _fuse_raw,
+}
+
+
+def fuse(
+    candidates: Candidates,
+    method: FusionMethod | str = FusionMethod.MINMAX,
+    alpha: float = 0.5,
+    beta: float = 0.2,
+) -> Ranking:
+    """Rank the candidates by Eq. 2 under ``method``; α weights dense against BM25, β the bonus.
+
+    Calling it again on the same candidates with other α, β or method is re-fusion: no retrieval
+    is repeated.
+    """
+    if isinstance(method, str) and not isinstance(method, FusionMethod):
+        method = FusionMethod.from_str(method)
+    if not 0.0 <= alpha <= 1.0:
+        raise ValueError(f"alpha must be in [0, 1] (weight of the dense route), got {alpha}")
+    if not beta >= 0.0:
+        raise ValueError(f"beta must be >= 0 (weight of the keyword bonus), got {beta}")
+    if method is FusionMethod.CC and beta > 1.0:
+        raise ValueError(f"beta must be in [0, 1] for the convex combination 'cc', got {beta}")
+    contributions = _METHODS[method](candidates, float(alpha), float(beta))
+    for array in contributions.values():
+        array.setflags(write=False)
+    scores = contributions["dense"] + contributions["bm25"] + contributions["keyword"]
+    scores.setflags(write=False)
+    order = np.argsort(-scores, kind="stable")
+    order.setflags(write=False)
+    return Ranking(
+        candidate_ids=candidates.ids,
+        order=order,
+        scores=scores,
+        contributions=contributions,
+        method=method,
+        alpha=float(alpha),
+        beta=float(beta),
+    )

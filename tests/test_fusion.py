@@ -1,0 +1,266 @@
+import copy
+import math
+import time
+from typing import Any
+
+import numpy as np
+import pytest
+from qdrant_client.http import models
+from qdrant_client.hybrid.fusion import reciprocal_rank_fusion
+
+from hiqa.fusion import (
+    Candidates,
+    FusionMethod,
+    fuse,
+    keyword_bonus,
+    minmax,
+    route_ranks,
+    zscore,
+)
+
+LOG2_OVER_LOG3 = math.log(2) / math.log(3)  # bonus of m=1 when M=2: 0.6309297535714574
+
+
+def example() -> Candidates:
+    """Three segments: a is dense's best, b is BM25's best, c is in between on both."""
+    return Candidates(
+        ids=("a", "b", "c"),
+        dense=np.array([0.9, 0.5, 0.7]),
+        dense_content=np.full(3, np.nan),
+        bm25=np.array([0.0, 10.0, 5.0]),
+        matches=np.array([2, 0, 1]),
+        query="q",
+    )
+
+
+def test_minmax_by_hand() -> None:
+    # dense -> (1, 0, 0.5); bm25 -> (0, 1, 0.5); bonus -> (1, 0, log2/log3)
+    ranking = fuse(example(), "minmax", alpha=0.5, beta=0.2)
+    expected = [0.5 + 0.0 + 0.2, 0.0 + 0.5 + 0.0, 0.25 + 0.25 + 0.2 * LOG2_OVER_LOG3]
+    np.testing.assert_allclose(ranking.scores, expected)
+    np.testing.assert_allclose(ranking.scores, [0.7, 0.5, 0.6261859507])
+    assert ranking.ids() == ["a", "c", "b"]
+    np.testing.assert_allclose(ranking.contributions["dense"], [0.5, 0.0, 0.25])
+    np.testing.assert_allclose(ranking.contributions["bm25"], [0.0, 0.5, 0.25])
+    np.testing.assert_allclose(ranking.contributions["keyword"], [0.2, 0.0, 0.2 * LOG2_OVER_LOG3])
+    total = sum(ranking.contributions.values())
+    np.testing.assert_allclose(total, ranking.scores)
+
+
+def test_minmax_lexical_weight_flips_order() -> None:
+    ranking = fuse(example(), alpha=0.2, beta=0.0)
+    np.testing.assert_allclose(ranking.scores, [0.2, 0.8, 0.1 + 0.4])
+    assert ranking.ids() == ["b", "c", "a"]
+    assert ranking.method is FusionMethod.MINMAX
+
+
+def test_zscore_by_hand() -> None:
+    # dense mean 0.7, population std sqrt(0.08/3) -> z = (sqrt(1.5), -sqrt(1.5), 0);
+    # bm25 mean 5, std sqrt(50/3) -> z = (-sqrt(1.5), sqrt(1.5), 0)
+    s = math.sqrt(1.5)
+    ranking = fuse(example(), "zscore", alpha=0.75, beta=0.2)
+    expected = [0.75 * s - 0.25 * s + 0.2, -0.75 * s + 0.25 * s, 0.2 * LOG2_OVER_LOG3]
+    np.testing.assert_allclose(ranking.scores, expected)
+    np.testing.assert_allclose(ranking.scores, [0.8123724357, -0.6123724357, 0.1261859507])
+    assert ranking.ids() == ["a", "c", "b"]
+
+
+def test_rrf_by_hand() -> None:
+    # dense ranks a=1, c=2, b=3; bm25 ranks b=1, c=2, a=3; k = 60
+    ranking = fuse(example(), "rrf", alpha=0.5, beta=0.2)
+    expected = [
+        0.5 / 61 + 0.5 / 63 + 0.2 * 1.0 / 61,
+        0.5 / 63 + 0.5 / 61 + 0.0,
+        0.5 / 62 + 0.5 / 62 + 0.2 * LOG2_OVER_LOG3 / 61,
+    ]
+    np.testing.assert_allclose(ranking.scores, expected)
+    np.testing.assert_allclose(ranking.scores, [0.0194119, 0.0161332, 0.0181977], atol=1e-7)
+    assert ranking.ids() == ["a", "c", "b"]
+
+
+def test_rrf_ties_break_by_candidate_order() -> None:
+    # without the bonus a (1st, 3rd) and b (3rd, 1st) tie exactly and both beat c (2nd, 2nd)
+    ranking = fuse(example(), "rrf", alpha=0.5, beta=0.0)
+    assert ranking.scores[0] == ranking.scores[1]
+    assert ranking.ids() == ["a", "b", "c"]
+
+
+def test_cc_by_hand() -> None:
+    ranking = fuse(example(), "cc", alpha=0.5, beta=0.2)
+    expected = [0.8 * 0.5 + 0.2, 0.8 * 0.5, 0.8 * 0.5 + 0.2 * LOG2_OVER_LOG3]
+    np.testing.assert_allclose(ranking.scores, expected)
+    np.testing.assert_allclose(ranking.scores, [0.6, 0.4, 0.5261859507])
+    assert ranking.scores.max() <= 1.0
+
+
+def test_raw_by_hand() -> None:
+    ranking = fuse(example(), "raw", alpha=0.5, beta=0.2)
+    expected = [0.45 + 0.0 + 0.2, 0.25 + 5.0, 0.35 + 2.5 + 0.2 * LOG2_OVER_LOG3]
+    np.testing.assert_allclose(ranking.scores, expected)
+    assert ranking.ids() == ["b", "c", "a"]
+
+
+def test_keyword_bonus() -> None:
+    np.testing.assert_allclose(keyword_bonus(np.array([0, 1, 3])), [0.0, 0.5, 1.0])
+    np.testing.assert_allclose(keyword_bonus(np.array([2, 0, 1])), [1.0, 0.0, LOG2_OVER_LOG3])
+    np.testing.assert_array_equal(keyword_bonus(np.array([0, 0, 0])), [0.0, 0.0, 0.0])
+    assert keyword_bonus(np.array([], dtype=int)).size == 0
+
+
+def test_normalisers_on_constant_vectors_give_zeros() -> None:
+    np.testing.assert_array_equal(minmax(np.array([3.0, 3.0])), [0.0, 0.0])
+    np.testing.assert_array_equal(zscore(np.array([3.0, 3.0])), [0.0, 0.0])
+    c = Candidates(("a", "b"), np.array([0.4, 0.4]), np.zeros(2), np.zeros(2), np.array([0, 1]))
+    ranking = fuse(c, alpha=0.5, beta=0.2)
+    assert not np.isnan(ranking.scores).any()
+    assert ranking.ids() == ["b", "a"]
+
+
+def test_route_ranks_are_stable() -> None:
+    np.testing.assert_array_equal(route_ranks(np.array([0.0, 2.0, 0.0, 1.0])), [3, 1, 4, 2])
+
+
+def test_missing_route_score_counts_as_worst() -> None:
+    c = Candidates(
+        ("a", "b", "c"),
+        dense=np.array([0.8, np.nan, 0.6]),
+        dense_content=np.full(3, np.nan),
+        bm25=np.array([0.0, 4.0, 2.0]),
+        matches=np.zeros(3, dtype=int),
+    )
+    ranking = fuse(c, alpha=0.5, beta=0.0)
+    np.testing.assert_allclose(ranking.contributions["dense"], [0.5, 0.0, 0.0])
+    assert not np.isnan(fuse(c, "rrf").scores).any()
+
+
+def test_ranking_accessors() -> None:
+    ranking = fuse(example(), alpha=0.5, beta=0.2)
+    assert list(ranking.top(2)) == [0, 2]
+    assert list(ranking.top(10)) == [0, 2, 1]
+    assert ranking.rank_of("a") == 1
+    assert ranking.rank_of("b") == 3
+    assert ranking.rank_of("zzz") is None
+    assert len(ranking) == len(example()) == 3
+
+
+def test_empty_candidates() -> None:
+    empty = np.array([])
+    ranking = fuse(Candidates((), empty, empty, empty, np.array([], dtype=int)), "rrf")
+    assert ranking.ids() == []
+    assert ranking.scores.size == 0
+
+
+def scored(ids: list[int], scores: np.ndarray) -> list[models.ScoredPoint]:
+    return [models.ScoredPoint(id=int(i), version=0, score=float(s)) for i, s in zip(ids, scores)]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_rrf_order_matches_qdrant_client(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = 40
+    dense = np.sort(rng.uniform(0.2, 0.9, n))[::-1]
+    bm25 = np.where(rng.random(n) < 0.4, 0.0, rng.uniform(0, 12, n)).round(1)
+    c = Candidates(
+        ids=tuple(str(i) for i in range(n)),
+        dense=dense,
+        dense_content=np.full(n, np.nan),
+        bm25=bm25,
+        matches=np.zeros(n, dtype=int),
+    )
+    ours = fuse(c, "rrf", alpha=0.5, beta=0.0)
+
+    dense_list = scored(list(np.argsort(-dense, kind="stable")), np.sort(dense)[::-1])
+    bm25_order = np.argsort(-bm25, kind="stable")
+    bm25_list = scored(list(bm25_order), bm25[bm25_order])
+    # qdrant scores 1 / (rank + k' - 1), ours 0.5 / (60 + rank): same order when k' = 61
+    theirs = reciprocal_rank_fusion([dense_list, bm25_list], limit=n, ranking_constant_k=61)
+
+    assert ours.ids() == [str(p.id) for p in theirs]
+    np.testing.assert_allclose(
+        [ours.scores[int(p.id)] for p in theirs], [0.5 * p.score for p in theirs]
+    )
+
+
+def test_refusion_equals_fresh_computation() -> None:
+    rng = np.random.default_rng(7)
+    n = 30
+    data: dict[str, Any] = {
+        "ids": tuple(f"s{i}" for i in range(n)),
+        "dense": rng.uniform(-0.2, 0.9, n),
+        "dense_content": rng.uniform(-0.2, 0.9, n),
+        "bm25": rng.uniform(0, 15, n),
+        "matches": rng.integers(0, 4, n),
+    }
+    shared = Candidates(**data, query="q")
+    before = fuse(shared, "minmax", alpha=0.5, beta=0.2)
+    for method in FusionMethod:
+        for alpha, beta in [(0.0, 0.0), (0.3, 0.7), (1.0, 1.0)]:
+            again = fuse(shared, method, alpha=alpha, beta=beta)
+            fresh = fuse(
+                Candidates(**{k: copy.copy(v) for k, v in data.items()}, query="q"),
+                method,
+                alpha=alpha,
+                beta=beta,
+            )
+            np.testing.assert_array_equal(again.scores, fresh.scores)
+            np.testing.assert_array_equal(again.order, fresh.order)
+    np.testing.assert_array_equal(fuse(shared, alpha=0.5, beta=0.2).scores, before.scores)
+
+
+def test_candidates_are_read_only_copies() -> None:
+    dense = np.array([0.1, 0.2])
+    c = Candidates(("a", "b"), dense, np.zeros(2), np.zeros(2), np.array([0, 0]))
+    dense[0] = 9.0
+    assert c.dense[0] == 0.1
+    with pytest.raises(ValueError):
+        c.dense[0] = 1.0
+
+
+def test_fusion_is_fast_enough_for_a_slider() -> None:
+    rng = np.random.default_rng(0)
+    n = 200
+    c = Candidates(
+        tuple(map(str, range(n))),
+        rng.random(n),
+        rng.random(n),
+        rng.random(n),
+        rng.integers(0, 3, n),
+    )
+    start = time.perf_counter()
+    for i in range(100):
+        fuse(c, FusionMethod.RRF if i % 2 else FusionMethod.MINMAX, alpha=i / 100, beta=0.2)
+    assert time.perf_counter() - start < 0.5
+
+
+def test_unknown_method_lists_valid_ones() -> None:
+    with pytest.raises(ValueError, match="minmax, zscore, rrf, cc, raw"):
+        FusionMethod.from_str("borda")
+    assert FusionMethod.from_str("RRF") is FusionMethod.RRF
+    with pytest.raises(ValueError, match="Unknown fusion method 'borda'"):
+        fuse(example(), "borda")
+
+
+@pytest.mark.parametrize("alpha", [-0.1, 1.01, float("nan")])
+def test_alpha_out_of_range(alpha: float) -> None:
+    with pytest.raises(ValueError, match="alpha must be in"):
+        fuse(example(), alpha=alpha)
+
+
+@pytest.mark.parametrize("beta", [-0.5, float("nan")])
+def test_negative_beta(beta: float) -> None:
+    with pytest.raises(ValueError, match="beta must be >= 0"):
+        fuse(example(), beta=beta)
+
+
+def test_cc_requires_beta_at_most_one() -> None:
+    with pytest.raises(ValueError, match="convex"):
+        fuse(example(), "cc", beta=1.5)
+
+
+def test_misaligned_candidates() -> None:
+    with pytest.raises(ValueError, match="3 ids but bm25 has 2"):
+        Candidates(("a", "b", "c"), np.zeros(3), np.zeros(3), np.zeros(2), np.zeros(3, dtype=int))
+    with pytest.raises(ValueError, match="unique"):
+        Candidates(("a", "a"), np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2, dtype=int))
+    with pytest.raises(ValueError, match=">= 0"):
+        Candidates(("a",), np.zeros(1), np.zeros(1), np.zeros(1), np.array([-1]))

@@ -1,0 +1,171 @@
+from pathlib import Path
+
+import pytest
+
+from hiqa.errors import HiqaError
+from hiqa.keywords import (
+    MAX_KEYWORDS,
+    count_matches,
+    extract_keywords,
+    load_lexicon,
+    normalize_keyword,
+)
+
+
+def test_normalize_keyword_ignores_case_space_and_punctuation() -> None:
+    forms = ["CA-IS3722HS", "ca is3722hs", "CAIS3722HS", " ca_is3722hs ", "ＣＡ－ＩＳ３７２２ＨＳ"]
+    assert {normalize_keyword(f) for f in forms} == {"cais3722hs"}
+    assert normalize_keyword("open(2)") == "open2"
+    assert normalize_keyword("上海川土微电子有限公司") == "上海川土微电子有限公司"
+
+
+@pytest.mark.parametrize(
+    ("query", "keywords", "expected"),
+    [
+        ("What is the supply range of the ca is3722hs?", ["CA-IS3722HS"], 1),
+        ("CAIS3722HS supply", ["CA-IS3722HS"], 1),
+        ("CA-IS3722HS-Q1 supply", ["CA-IS3722HS"], 1),
+        ("or else what", ["ls"], 0),
+        ("what does ls -la print", ["ls", "ls(1)"], 1),
+        ("what does wc(1) count", ["wc(1)", "wc"], 2),
+        ("型号CA-IS3722HS的供电电压", ["CA-IS3722HS"], 1),
+        ("上海川土微电子有限公司的地址", ["上海川土微电子有限公司"], 1),
+        ("revenue of Acme in the Annual Report 2023", ["Acme", "Annual Report 2023", "2023"], 3),
+        ("revenue in 20235", ["2023"], 0),
+        ("anything", [], 0),
+        ("same keyword twice", ["twice", "TWICE"], 1),
+    ],
+)
+def test_count_matches(query: str, keywords: list[str], expected: int) -> None:
+    assert count_matches(query, keywords) == expected
+
+
+def test_man_page_keywords() -> None:
+    assert extract_keywords(
+        "wc(1)", "wc.1.md", "NAME\nwc - print newline, word, and byte counts"
+    ) == (
+        "wc(1)",
+        "wc",
+    )
+    keywords = extract_keywords(
+        "OPEN",
+        "open.2.md",
+        "OPEN(2) Linux Programmer's Manual OPEN(2)\nopen, openat - open a file. "
+        "See also chmod(2), fcntl(2).",
+    )
+    assert keywords == ("open(2)", "open")
+
+
+def test_datasheet_keywords() -> None:
+    keywords = extract_keywords(
+        "ADC12QJ1600-SP Quad-Channel, 12-bit, 1.6-GSPS ADC Datasheet",
+        "ADC12QJ1600-SP_datasheet.pdf",
+        "ADC12QJ1600-SP Quad-Channel 12-bit 1.6-GSPS ADC. The ADC12QJ1600-SP is a quad-channel "
+        "ADC; the ADC12QJ1600-SEP is its sibling. Supply 1.9-V, isolation 5kV, 150Mbps at 25°C. "
+        "Clocked by the LMK04828 over JESD204C. Texas Instruments Incorporated.",
+    )
+    assert keywords == ("ADC12QJ1600-SP", "Texas Instruments Incorporated", "Texas Instruments")
+
+
+def test_repeated_first_page_part_numbers_are_kept() -> None:
+    keywords = extract_keywords("Digital Isolator", "isolator.pdf", "TPS7A47 ... TPS7A47 ... 2.5V")
+    assert keywords == ("isolator", "TPS7A47")
+
+
+def test_chinese_datasheet_keywords() -> None:
+    keywords = extract_keywords(
+        "CA-IS3722HS 数据手册",
+        "CA-IS3722HS.pdf",
+        "CA-IS3722HS是一款双通道数字隔离器，工作电压2.5V至5.5V。上海川土微电子有限公司",
+    )
+    assert keywords == ("CA-IS3722HS", "上海川土微电子有限公司")
+
+
+def test_report_keywords() -> None:
+    assert extract_keywords("Acme Corp Annual Report 2023", "acme_annual_report_2023.pdf", "") == (
+        "Acme Corp",
+        "Acme",
+        "Annual Report 2023",
+        "2023",
+    )
+    assert extract_keywords("2022 Annual Report", "report.pdf", "Siemens AG") == (
+        "Annual Report 2022",
+        "2022",
+        "Siemens AG",
+        "Siemens",
+    )
+    assert extract_keywords("某某科技股份有限公司2023年年度报告", "600000_2023.pdf", "") == (
+        "某某科技股份有限公司",
+        "2023年",
+        "2023",
+    )
+
+
+def test_generic_words_never_become_keywords() -> None:
+    assert extract_keywords("User Manual", "manual.pdf", "The manual describes the device.") == ()
+    assert extract_keywords("Introduction", "Introduction.md", "") == ()
+    assert extract_keywords("Datasheet", "the.pdf", "") == ()
+
+
+def test_keywords_are_deduplicated_and_capped() -> None:
+    first_page = " ".join(f"PN{i:03d}X PN{i:03d}X" for i in range(40))
+    keywords = extract_keywords("CA-IS3722HS / CAIS3722HS", "ca_is3722hs.pdf", first_page)
+    assert len(keywords) == MAX_KEYWORDS
+    assert len({normalize_keyword(k) for k in keywords}) == MAX_KEYWORDS
+    assert keywords[0] == "CA-IS3722HS"
+    assert sum(normalize_keyword(k) == "cais3722hs" for k in keywords) == 1
+
+
+def write(tmp_path: Path, content: bytes) -> Path:
+    path = tmp_path / "lexicon.csv"
+    path.write_bytes(content)
+    return path
+
+
+def test_load_lexicon_with_bom_and_header(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "\ufeffdoc,keyword\nwc.1.md,wc\nwc.1.md,word count\nwc.1.md,Word-Count\n"
+        "ls.1.md,ls\n".encode(),
+    )
+    lexicon, warnings = load_lexicon(path)
+    assert lexicon == {"wc.1.md": ("wc", "word count"), "ls.1.md": ("ls",)}
+    assert warnings == []
+
+
+def test_load_lexicon_without_header_skips_bad_rows(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        b'a.pdf,CA-IS3722HS\n\nb.pdf\nb.pdf,x,y\n,orphan\nb.pdf, \nb.pdf,"ADC, rev B"\n',
+    )
+    lexicon, warnings = load_lexicon(path)
+    assert lexicon == {"a.pdf": ("CA-IS3722HS",), "b.pdf": ("ADC, rev B",)}
+    assert warnings == [
+        "lexicon.csv line 3: expected 2 columns (doc,keyword), got 1; row skipped",
+        "lexicon.csv line 4: expected 2 columns (doc,keyword), got 3; row skipped",
+        "lexicon.csv line 5: empty doc; row skipped",
+        "lexicon.csv line 6: empty keyword; row skipped",
+    ]
+
+
+def test_empty_lexicon(tmp_path: Path) -> None:
+    assert load_lexicon(write(tmp_path, b"")) == ({}, [])
+    assert load_lexicon(write(tmp_path, b"doc,keyword\n")) == ({}, [])
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"%PDF-1.7\n\x00\x01\x02binary", "not a CSV text file"),
+        (b"\xff\xfe\xfa latin garbage \xe9", "not UTF-8"),
+        (b'{\n  "docs": [1]\n}\n', "no row of the form doc,keyword"),
+    ],
+)
+def test_load_lexicon_rejects_non_csv(tmp_path: Path, content: bytes, message: str) -> None:
+    with pytest.raises(HiqaError, match=message):
+        load_lexicon(write(tmp_path, content))
+
+
+def test_load_lexicon_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(HiqaError, match="cannot read expert lexicon"):
+        load_lexicon(tmp_path / "missing.csv")
