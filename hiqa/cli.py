@@ -85,9 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _extra_commands() -> list[Callable[[argparse._SubParsersAction], None]]:
-    from . import cli_index
+    from . import cli_eval, cli_index
 
-    return [cli_index.register]
+    return [cli_index.register, cli_eval.register]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -24,6 +24,9 @@ class Settings:
     llm_model: str | None = field(default_factory=lambda: _env("HIQA_LLM_MODEL"))
     llm_api_key: str | None = field(default_factory=lambda: _env("HIQA_LLM_API_KEY"))
     llm_timeout: float = field(default_factory=lambda: float(_env("HIQA_LLM_TIMEOUT", "60") or 60))
+    cache_override: Path | None = field(
+        default_factory=lambda: Path(v) if (v := _env("HIQA_CACHE_DIR")) else None
+    )
 
     def with_data_dir(self, data_dir: str | os.PathLike[str] | None) -> "Settings":
         if data_dir is None:
@@ -39,4 +42,5 @@ class Settings:
 
     @property
     def cache_dir(self) -> Path:
-        return self.data_dir / "cache"
+        """Embedding and LLM caches (``HIQA_CACHE_DIR``, default ``<data dir>/cache``)."""
+        return self.cache_override or self.data_dir / "cache"

@@ -1,0 +1,231 @@
+"""Answer generation with citations (paper §3.4, generation enhancement).
+
+The retrieved segments are shown to the LLM as numbered context blocks headed by their cascaded
+path (``[2] Manual v2 > Installation > Linux (p. 3)``), so the model knows which of several
+near-identical documents a passage comes from and can cite it as ``[2]``.  Cited numbers are
+checked against the blocks actually given.  Without an endpoint the answer is *extractive*: the
+best-matching sentences of the top segments, each with its citation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from .llm import ChatModel
+from .model import Segment
+
+AnswerMode = Literal["llm", "extractive"]
+
+SYSTEM_PROMPT = (
+    "You answer questions about technical documents using only the numbered context blocks "
+    "given by the user. Each block starts with [n] and the document path it comes from. "
+    "After every statement, cite the block(s) it is based on as [n], for example [1] or [2][3]. "
+    "Only cite numbers that appear in the context. If the context does not contain the answer, "
+    "say that the documents do not say. Be brief."
+)
+
+NO_EVIDENCE = "No passages were retrieved for this question, so there is nothing to answer from."
+EXTRACTIVE_NOTE = (
+    "No LLM endpoint is configured (set HIQA_LLM_BASE_URL and HIQA_LLM_MODEL), so this answer "
+    "is extractive: the sentences are quoted from the best-matching passages."
+)
+EXTRACTIVE_SENTENCES = 3
+EXTRACTIVE_SEGMENTS = 3
+
+_CITATION = re.compile(r"\[(\d+(?:\s*(?:[,;]|-|–)\s*\d+)*)\]")
+_WORD = re.compile(r"\w+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'`])|\n\s*\n|\n(?=\s*[-*•]\s)")
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "the",
+        "this",
+        "to",
+        "was",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The reply shown to the user; ``citations`` are valid block numbers in order of use."""
+
+    text: str
+    citations: tuple[int, ...]
+    invalid_citations: tuple[int, ...]
+    mode: AnswerMode
+    note: str
+
+
+def block_header(segment: Segment, number: int) -> str:
+    """``[n] Document title > Chapter > Section (p. 3)`` for one context block."""
+    path = list(segment.path)
+    if path and _norm(path[0]) == _norm(segment.doc_title):
+        path = path[1:]
+    header = " > ".join([segment.doc_title, *path])
+    pages = sorted(set(segment.pages))
+    if len(pages) == 1:
+        header += f" (p. {pages[0]})"
+    elif pages:
+        header += f" (pp. {pages[0]}–{pages[-1]})"
+    return f"[{number}] {header}"
+
+
+def build_context(segments: Sequence[Segment]) -> str:
+    """Numbered, path-annotated context blocks, one per segment, in ranking order."""
+    return "\n\n".join(
+        f"{block_header(seg, i)}\n{seg.text.strip()}" for i, seg in enumerate(segments, 1)
+    )
+
+
+def build_messages(question: str, segments: Sequence[Segment]) -> list[dict[str, str]]:
+    user = f"Context:\n\n{build_context(segments)}\n\nQuestion: {question.strip()}"
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def parse_citations(text: str, n_blocks: int) -> tuple[list[int], list[int]]:
+    """Cited block numbers split into valid (1..n_blocks) and invalid, each in first-use order.
+
+    Accepts ``[2]``, ``[1, 3]``, ``[1][2]`` and ranges ``[2-4]``.
+    """
+    valid: list[int] = []
+    invalid: list[int] = []
+    for match in _CITATION.finditer(text):
+        for number in _expand(match.group(1)):
+            target = valid if 1 <= number <= n_blocks else invalid
+            if number not in target:
+                target.append(number)
+    return valid, invalid
+
+
+def _expand(group: str) -> list[int]:
+    numbers: list[int] = []
+    for part in re.split(r"\s*[,;]\s*", group):
+        bounds = re.split(r"\s*[-–]\s*", part)
+        if len(bounds) == 2 and int(bounds[0]) <= int(bounds[1]) <= int(bounds[0]) + 50:
+            numbers.extend(range(int(bounds[0]), int(bounds[1]) + 1))
+        else:
+            numbers.extend(int(b) for b in bounds)
+    return numbers
+
+
+def answer_stream(
+    question: str, segments: Sequence[Segment], llm: ChatModel | None
+) -> Iterator[str]:
+    """Yield the answer text piece by piece: LLM token deltas, or extractive sentences.
+
+    An ``LLMError`` raised by the endpoint mid-way propagates; the caller keeps the retrieved
+    evidence on screen and shows the error.
+    """
+    if not segments:
+        yield NO_EVIDENCE
+        return
+    if llm is None:
+        yield from _extractive(question, segments)
+        return
+    yield from llm.stream(build_messages(question, segments))
+
+
+def answer(question: str, segments: Sequence[Segment], llm: ChatModel | None) -> Answer:
+    """The whole answer with its citations checked against the context blocks."""
+    text = "".join(answer_stream(question, segments, llm))
+    valid, invalid = parse_citations(text, len(segments))
+    mode: AnswerMode = "extractive" if llm is None else "llm"
+    return Answer(
+        text=text,
+        citations=tuple(valid),
+        invalid_citations=tuple(invalid),
+        mode=mode,
+        note=_note(mode, llm, len(segments), valid, invalid),
+    )
+
+
+def _note(
+    mode: AnswerMode, llm: ChatModel | None, n_blocks: int, valid: list[int], invalid: list[int]
+) -> str:
+    if n_blocks == 0:
+        return NO_EVIDENCE
+    if mode == "extractive" or llm is None:
+        return EXTRACTIVE_NOTE
+    note = f"Answered by {llm.model} from {n_blocks} context block(s)."
+    if invalid:
+        shown = ", ".join(f"[{n}]" for n in invalid)
+        note += f" Citation(s) {shown} do not match any context block and were not checked."
+    elif not valid:
+        note += " The answer cites no context block; check it against the evidence."
+    return note
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences and list items of a passage (a simple, deterministic regex split)."""
+    parts = _SENTENCE_END.split(text)
+    return [" ".join(p.split()) for p in parts if p and p.strip()]
+
+
+def query_terms(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.casefold()) if w not in _STOPWORDS}
+
+
+def _extractive(question: str, segments: Sequence[Segment]) -> Iterator[str]:
+    """Best sentences of the top segments by query-term overlap, each followed by ``[n]``.
+
+    Score = number of distinct query terms in the sentence; ties go to the better-ranked segment,
+    then to the earlier sentence.  Chosen sentences are shown in reading order.  If no sentence
+    shares a term with the question, the first sentence of the top segment is shown.
+    """
+    terms = query_terms(question)
+    scored: list[tuple[int, int, int, str]] = []  # (-score, block, position, sentence)
+    for block, seg in enumerate(segments[:EXTRACTIVE_SEGMENTS], 1):
+        for pos, sentence in enumerate(split_sentences(seg.text)):
+            if not _WORD.search(sentence):
+                continue
+            scored.append((-len(terms & query_terms(sentence)), block, pos, sentence))
+    if not scored:
+        yield f"{segments[0].text.strip()} [1]"
+        return
+    scored.sort()
+    chosen = [s for s in scored[:EXTRACTIVE_SENTENCES] if s[0] < 0] or [min(scored, key=_first)]
+    chosen.sort(key=_first)
+    for i, (_, block, _, sentence) in enumerate(chosen):
+        yield ("" if i == 0 else " ") + f"{sentence} [{block}]"
+
+
+def _first(item: tuple[int, int, int, str]) -> tuple[int, int]:
+    return item[1], item[2]
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()

@@ -1,0 +1,122 @@
+"""Evaluation: gold rule, fixed-chunk overlap rule, seeded knowledge bases, report schema."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hiqa.cli import main
+from hiqa.errors import HiqaError
+from hiqa.evaluate import (VARIANTS, GoldJudge, Question, Gold, load_questions, path_matches,
+                           run_eval, sample_kb)
+from hiqa.formats import load_document
+from hiqa.segment import segment_document
+
+
+def test_path_matching_rule():
+    path = ("open(2)", "ERRORS", "EACCES / EPERM")
+    assert path_matches(path, ["ERRORS"])
+    assert path_matches(path, ["errors", "eacces   /  eperm"])  # case and whitespace
+    assert path_matches(path, ["open(2)", "EACCES / EPERM"])  # in order, gaps allowed
+    assert not path_matches(path, ["EACCES / EPERM", "ERRORS"])  # order matters
+    assert not path_matches(path, ["EACCES"])  # "/" is inside one heading, not a separator
+    assert path_matches(path, [])  # whole document
+
+
+def test_fixed_chunks_judged_by_character_overlap(tmp_path):
+    body = " ".join(f"word{i}" for i in range(400))
+    p = tmp_path / "x.md"
+    name = " ".join(f"name{i}" for i in range(200))
+    p.write_text(f"# x(1)\n\n## NAME\n\n{name}\n\n## OPTIONS\n\n{body}\n\n## BUGS\n\nnone\n")
+    doc = load_document(p, doc_id="x.md")
+    judge = GoldJudge({"x.md": doc})
+    q = Question("q", "?", (Gold("x.md", ("OPTIONS",)),))
+    chunks = segment_document(doc, "fixed", fixed_tokens=64)
+    flags = [judge.relevant(c, q) for c in chunks]
+    assert flags[0] is False  # the first chunk lies inside NAME
+    assert flags[-2] is True  # a chunk inside OPTIONS
+    assert flags[-1] is True  # the tail chunk holds mostly OPTIONS text, then BUGS
+    # a segment from the right document with the right path is relevant; another doc is not
+    sections = segment_document(doc, "hca")
+    rel = [s.path[-1] for s in sections if judge.relevant(s, q)]
+    assert set(rel) == {"OPTIONS"}
+    other = Question("q", "?", (Gold("y.md", ("OPTIONS",)),))
+    assert not any(judge.relevant(s, other) for s in sections)
+
+
+def test_knowledge_base_sampling_is_seeded_and_keeps_gold():
+    docs = [f"d{i}.md" for i in range(30)]
+    q = Question("q7", "?", (Gold("d3.md", ()), Gold("d9.md", ())))
+    kb = sample_kb(q, docs, 10, seed=1)
+    assert len(kb) == 10 and {"d3.md", "d9.md"} <= set(kb) and len(set(kb)) == 10
+    assert kb == sample_kb(q, docs, 10, seed=1)
+    assert kb != sample_kb(q, docs, 10, seed=2)
+    assert sample_kb(q, docs, 1, seed=1) == ["d3.md", "d9.md"]  # gold always stays
+    assert len(sample_kb(q, docs, 500, seed=1)) == 30
+
+
+def test_bad_question_file(tmp_path):
+    p = tmp_path / "q.jsonl"
+    p.write_text('{"id": "a", "question": "x", "gold": [{"doc": "a.md"}]}\nnot json\n')
+    with pytest.raises(HiqaError, match="line 2"):
+        load_questions(p)
+
+
+def _questions(tmp_path):
+    rows = [
+        {"id": "q1", "question": "tail: keep printing appended data as the file grows",
+         "gold": [{"doc": "tail.1.md", "section": ["OPTIONS"]}]},
+        {"id": "q2", "question": "head: print the first NUM lines",
+         "gold": [{"doc": "head.1.md", "section": ["OPTIONS"]}]},
+        {"id": "q3", "question": "wc: print the maximum display width",
+         "gold": [{"doc": "wc.1.md", "section": ["OPTIONS"]}]},
+    ]
+    p = tmp_path / "questions.jsonl"
+    p.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return p
+
+
+def test_eval_end_to_end_schema_and_dump(settings, corpus, tmp_path, capsys):
+    qfile = _questions(tmp_path)
+    out = tmp_path / "r.json"
+    dump = tmp_path / "dump"
+    code = main(["--data-dir", str(settings.data_dir), "eval", "--corpus", str(corpus),
+                 "--questions", str(qfile), "--distractors", "1,2", "--out", str(out),
+                 "--dump-rankings", str(dump)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "full" in printed and "fixed-dense" in printed
+    report = json.loads(out.read_text())
+    assert report["questions"] == 3 and report["documents"] == 4
+    assert set(report["variants"]) == set(VARIANTS)
+    for row in report["variants"].values():
+        assert {"segments", "recall@5", "precision@5", "mrr", "ndcg@10", "log_rank"} <= set(row)
+        assert all(0.0 <= row[k] <= 1.0 for k in ("recall@5", "mrr", "log_rank"))
+    for by_n in report["degradation"].values():
+        assert set(by_n) == {"1", "2"}
+        assert {"recall@5", "mrr", "log_rank"} <= set(by_n["1"])
+    # with only the gold document in the knowledge base, the full method finds it
+    assert report["degradation"]["full"]["1"]["mrr"] > 0.5
+    # dumped rankings let anyone recompute the metrics
+    lines = [json.loads(x) for x in (dump / "full.jsonl").read_text().splitlines()]
+    assert [row["id"] for row in lines] == ["q1", "q2", "q3"]
+    for row, q in zip(lines, load_questions(qfile)):
+        ranking = row["ranking"]
+        assert len(ranking) <= 100 and ranking == sorted(ranking, key=lambda r: -r["score"])
+        gold = q.gold[0]
+        first = next(i for i, r in enumerate(ranking, 1)
+                     if r["doc"] == gold.doc and path_matches(r["path"], gold.section))
+        assert report["diagnostics"]["questions"][int(q.id[1]) - 1]["best_gold_rank"] == first
+    assert "paired_test" in report
+
+
+def test_eval_fusion_grid_and_unknown_variant(settings, corpus, tmp_path):
+    qfile = _questions(tmp_path)
+    report = run_eval(corpus, qfile, variants=["full", "hca-bm25"], settings=settings,
+                      fusion_grid=True)
+    grid = report["fusion_grid"]
+    assert set(grid["methods"]) == {"minmax", "zscore", "rrf", "cc", "raw"}
+    assert len(grid["surface"]["recall@5"]) == len(grid["surface"]["beta"])
+    assert len(grid["surface"]["recall@5"][0]) == len(grid["surface"]["alpha"])
+    with pytest.raises(HiqaError, match="unknown variant"):
+        run_eval(corpus, qfile, variants=["nope"], settings=settings)
