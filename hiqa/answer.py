@@ -169,11 +169,11 @@ def answer(question: str, segments: Sequence[Segment], llm: ChatModel | None) ->
         citations=tuple(valid),
         invalid_citations=tuple(invalid),
         mode=mode,
-        note=_note(mode, llm, len(segments), valid, invalid),
+        note=answer_note(mode, llm, len(segments), valid, invalid),
     )
 
 
-def _note(
+def answer_note(
     mode: AnswerMode, llm: ChatModel | None, n_blocks: int, valid: list[int], invalid: list[int]
 ) -> str:
     if n_blocks == 0:

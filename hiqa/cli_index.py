@@ -179,6 +179,47 @@ def _cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_ask(args: argparse.Namespace) -> int:
+    from .answer import answer_note, answer_stream, block_header, parse_citations
+    from .collection import Collection
+    from .llm import LLMClient, LLMConfig
+
+    settings = settings_of(args)
+    col = Collection(args.collection, settings)
+    hits = col.search(args.question, method=args.method, alpha=args.alpha, beta=args.beta,
+                      k=args.k, doc_ids=args.doc or None)
+    segments = [h.segment for h in hits]
+    config = None if args.extractive else LLMConfig.from_settings(settings)
+    llm = LLMClient(config) if config else None
+    parts = []
+    for piece in answer_stream(args.question, segments, llm):
+        parts.append(piece)
+        print(piece, end="", flush=True)
+    print()
+    text = "".join(parts)
+    valid, invalid = parse_citations(text, len(segments))
+    mode = "llm" if llm else "extractive"
+    print(f"\n({answer_note(mode, llm, len(segments), valid, invalid)})", file=sys.stderr)
+    print("\nSources:")
+    for n, seg in enumerate(segments, start=1):
+        mark = "*" if n in valid else " "
+        print(f"{mark}{block_header(seg, n)}  ({seg.doc_id})")
+    return 0
+
+
+def _cmd_preset(args: argparse.Namespace) -> int:
+    from .collection import Collection
+
+    col = Collection(args.collection, settings_of(args))
+    if args.method or args.alpha is not None or args.beta is not None:
+        p = col.preset
+        col.save_preset(args.method or p.get("method", "minmax"),
+                        p.get("alpha", 0.5) if args.alpha is None else args.alpha,
+                        p.get("beta", 0.2) if args.beta is None else args.beta)
+    print(json.dumps(col.preset))
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ingest", help="add files or folders to a collection")
     p.add_argument("paths", nargs="+", help="files or folders (searched recursively)")
@@ -226,3 +267,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--doc", action="append", help="restrict to this document (repeatable)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_search)
+
+    p = sub.add_parser("ask", help="answer a question with citations (LLM endpoint or extractive)")
+    p.add_argument("question")
+    p.add_argument("--collection", "-c", required=True)
+    p.add_argument("--method", default=None, choices=["minmax", "zscore", "rrf", "cc", "raw"])
+    p.add_argument("--alpha", type=float, default=None)
+    p.add_argument("--beta", type=float, default=None)
+    p.add_argument("-k", type=int, default=5, help="segments given as context")
+    p.add_argument("--doc", action="append", help="restrict to this document (repeatable)")
+    p.add_argument("--extractive", action="store_true", help="never call the LLM endpoint")
+    p.set_defaults(func=_cmd_ask)
+
+    p = sub.add_parser("preset", help="show or save a collection's fusion preset")
+    p.add_argument("--collection", "-c", required=True)
+    p.add_argument("--method", default=None, choices=["minmax", "zscore", "rrf", "cc", "raw"])
+    p.add_argument("--alpha", type=float, default=None)
+    p.add_argument("--beta", type=float, default=None)
+    p.set_defaults(func=_cmd_preset)
