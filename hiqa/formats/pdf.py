@@ -1,0 +1,374 @@
+"""PDF -> ``Document`` (Markdown Formatter, paper §3.1).
+
+One pass over the pages with PyMuPDF keeps compact ``Line`` records and the tables; the PDF
+is closed before any document-wide analysis, so memory grows with the text, not with the
+page dictionaries.  Headings then come from one of two places:
+
+* the outline (bookmarks), when the PDF has one: titles, levels and pages are taken exactly
+  as written, and each entry is located on its page (a line that reads like the title) to
+  split the body text between sections; an entry whose title cannot be found is placed at
+  the top of its page;
+* otherwise the layout (``hiqa.formats.pdf_layout``): font size and weight, numbering,
+  running headers/footers removed, one style -> level table for the whole document.
+
+Ruled tables become Markdown tables (``hiqa.formats.pdf_tables``).  Every failure of the
+PDF library is turned into a ``DocumentError`` subclass with a message a user can act on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pymupdf
+
+from ..errors import DocumentError, EncryptedDocumentError, ScannedDocumentError
+from ..model import Block, Document, Heading
+from ..structure import Event, build_document
+from .pdf_layout import (
+    BODY,
+    HEADING,
+    FoundHeading,
+    Line,
+    body_size,
+    detect_headings,
+    mark_furniture,
+    norm_title,
+    page_lines,
+    strip_numbering,
+)
+from .pdf_tables import FoundTable, extract_tables, looks_ruled
+
+_TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+_STORE_SHRINK_EVERY = 200  # pages; keeps MuPDF's font/image cache from growing unbounded
+_MAX_TITLE_LINES = 3
+_ONE_LETTER_LABEL = re.compile(r"^[A-Z]\s+\S")
+_LEADER_DOTS = re.compile(r"(?:\s?\.){4,}\s?")
+
+
+@dataclass
+class _Scan:
+    """What the page pass keeps: compact lines, tables and per-page facts."""
+
+    lines: list[Line] = field(default_factory=list)
+    tables: list[FoundTable] = field(default_factory=list)
+    page_heights: list[float] = field(default_factory=list)
+    page_starts: list[int] = field(default_factory=list)  # index of each page's first line
+    textless_with_images: list[int] = field(default_factory=list)
+    textless: list[int] = field(default_factory=list)
+    unreadable: list[int] = field(default_factory=list)
+    table_failures: list[int] = field(default_factory=list)
+
+
+def parse_pdf(path: Path, doc_id: str) -> Document:
+    """Read a PDF into a ``Document``.
+
+    Raises ``DocumentError`` for a file that is not a readable PDF, ``EncryptedDocumentError``
+    when a password is needed and ``ScannedDocumentError`` when no page has a text layer.
+    Pages without text in an otherwise digital PDF produce a warning instead.
+    """
+    source = str(path)
+    with _quiet_mupdf():
+        doc = _open(Path(path), source)
+        try:
+            page_count = doc.page_count
+            scan = _scan_pages(doc, source)
+            outline = _outline(doc)
+            meta = {k: v for k, v in (doc.metadata or {}).items() if isinstance(v, str) and v}
+            repaired = _was_repaired()
+        except DocumentError:
+            raise
+        except Exception as exc:  # PyMuPDF raises plain RuntimeError/ValueError variants
+            raise DocumentError(source, f"not a valid PDF or the file is damaged ({exc})") from exc
+        finally:
+            doc.close()
+
+    warnings = _warnings(scan, repaired)
+    lines = scan.lines
+    body = body_size(lines)
+    mark_furniture(lines, scan.page_heights, body)
+    if outline:
+        headings = _place_outline(outline, lines, scan.page_starts, body)
+        meta["headings_from"] = "outline"
+    else:
+        headings = detect_headings(lines, body)
+        meta["headings_from"] = "layout"
+    events = _events(lines, headings, scan.tables)
+    return build_document(
+        doc_id=doc_id,
+        source=source,
+        fmt="pdf",
+        events=events,
+        metadata_title=meta.get("title"),
+        page_count=page_count,
+        warnings=warnings,
+        metadata=meta,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Opening and reading
+
+
+@contextmanager
+def _quiet_mupdf() -> Iterator[None]:
+    """MuPDF prints repair messages on stderr; collect them instead."""
+    previous = pymupdf.TOOLS.mupdf_display_errors()
+    pymupdf.TOOLS.mupdf_display_errors(False)
+    pymupdf.TOOLS.reset_mupdf_warnings()
+    try:
+        yield
+    finally:
+        pymupdf.TOOLS.mupdf_display_errors(previous)
+
+
+def _open(path: Path, source: str) -> Any:
+    if not path.is_file():
+        raise DocumentError(source, "file not found")
+    try:
+        doc = pymupdf.open(path, filetype="pdf")
+    except Exception as exc:
+        raise DocumentError(
+            source, f"not a valid PDF or the file is damaged and cannot be repaired ({exc})"
+        ) from exc
+    if doc.needs_pass:
+        doc.close()
+        raise EncryptedDocumentError(
+            source,
+            "the PDF is encrypted and needs a password; save an unprotected copy "
+            "(e.g. `qpdf --decrypt --password=PASSWORD in.pdf out.pdf`) and add that instead",
+        )
+    if doc.page_count == 0:
+        doc.close()
+        raise DocumentError(source, "not a valid PDF or the file is damaged: it has no pages")
+    return doc
+
+
+def _was_repaired() -> bool:
+    log = pymupdf.TOOLS.mupdf_warnings(reset=True) or ""
+    return "repair" in log.casefold()
+
+
+def _scan_pages(doc: Any, source: str) -> _Scan:
+    scan = _Scan()
+    block_base = 0
+    for pno in range(doc.page_count):
+        page_no = pno + 1
+        scan.page_starts.append(len(scan.lines))
+        try:
+            page = doc.load_page(pno)
+            height = float(page.rect.height) or 792.0
+            page_dict = page.get_text("dict", flags=_TEXT_FLAGS)
+        except Exception:  # noqa: BLE001 - a damaged page is skipped with a warning
+            scan.page_heights.append(792.0)
+            scan.unreadable.append(page_no)
+            continue
+        scan.page_heights.append(height)
+        lines = page_lines(page_dict, page_no, block_base)
+        block_base += len(page_dict.get("blocks", ())) + 1
+        del page_dict
+        if not lines:
+            scan.textless.append(page_no)
+            if _has_images(page):
+                scan.textless_with_images.append(page_no)
+            continue
+        offset = len(scan.lines)
+        scan.lines.extend(lines)
+        try:
+            if looks_ruled(page):
+                scan.tables.extend(extract_tables(page, lines, offset))
+        except Exception:  # noqa: BLE001 - the page's text is kept, only the grid is lost
+            scan.table_failures.append(page_no)
+        if page_no % _STORE_SHRINK_EVERY == 0:
+            pymupdf.TOOLS.store_shrink(100)
+    scan.page_starts.append(len(scan.lines))
+    if not scan.lines:
+        if len(scan.unreadable) == doc.page_count:
+            raise DocumentError(
+                source, "not a valid PDF or the file is damaged: no page can be read"
+            )
+        raise ScannedDocumentError(source, scan.textless or list(range(1, doc.page_count + 1)))
+    return scan
+
+
+def _has_images(page: Any) -> bool:
+    try:
+        return bool(page.get_images(full=False))
+    except Exception:  # noqa: BLE001 - damaged resources: treat as no image
+        return False
+
+
+def _outline(doc: Any) -> list[tuple[int, str, int]]:
+    try:
+        toc = doc.get_toc(simple=True)
+    except Exception:  # noqa: BLE001 - a broken outline falls back to layout headings
+        return []
+    return [(int(lvl), str(title), int(page)) for lvl, title, page in toc if str(title).strip()]
+
+
+def _warnings(scan: _Scan, repaired: bool) -> list[str]:
+    out = []
+    if repaired:
+        out.append("the PDF structure was damaged and has been repaired; some text may be missing")
+    if scan.textless_with_images:
+        out.append(
+            f"page(s) {_page_list(scan.textless_with_images)} have no text layer (scanned "
+            "images?); their content is not indexed — run OCR (e.g. `ocrmypdf`) to include it"
+        )
+    if scan.unreadable:
+        out.append(
+            f"page(s) {_page_list(scan.unreadable)} could not be read (damaged) and were skipped"
+        )
+    if scan.table_failures:
+        out.append(
+            f"table detection failed on page(s) {_page_list(scan.table_failures)}; "
+            "their tables are kept as plain text"
+        )
+    return out
+
+
+def _page_list(pages: Sequence[int]) -> str:
+    return ", ".join(map(str, pages[:20])) + (" ..." if len(pages) > 20 else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Outline
+
+
+def _place_outline(
+    outline: Sequence[tuple[int, str, int]],
+    lines: Sequence[Line],
+    page_starts: Sequence[int],
+    body: float,
+) -> list[FoundHeading]:
+    """Locate each outline entry on its page, in outline order.
+
+    Titles, levels and pages are the outline's own.  The anchor (where the body is split) is
+    the first line at or after the previous entry's anchor that reads like the title (larger
+    or bold lines preferred); without one, the top of the page.  Anchors never go backwards,
+    so the sections keep the outline's order.
+    """
+    n_pages = len(page_starts) - 1
+    found: list[FoundHeading] = []
+    cursor = 0
+    prev_page = 1
+    for level, title, page in outline:
+        level = max(1, level)
+        if not 1 <= page <= n_pages:
+            found.append(FoundHeading(cursor, level, title, prev_page))
+            continue
+        match = _find_title(
+            title, lines, max(cursor, page_starts[page - 1]), page_starts[page], body
+        )
+        if match is None:
+            anchor = max(cursor, page_starts[page - 1])
+        else:
+            anchor, last = match
+            for i in range(anchor, last + 1):
+                lines[i].role = HEADING
+        found.append(FoundHeading(anchor, level, title, page))
+        cursor = anchor
+        prev_page = page
+    return found
+
+
+def _find_title(
+    title: str, lines: Sequence[Line], start: int, stop: int, body: float
+) -> tuple[int, int] | None:
+    keys = _title_keys(title)
+    if not keys:
+        return None
+    plain: tuple[int, int] | None = None
+    for i in range(start, stop):
+        if lines[i].role != BODY:
+            continue
+        text = ""
+        for j in range(i, min(i + _MAX_TITLE_LINES, stop)):
+            if lines[j].role != BODY:
+                break
+            text = f"{text} {lines[j].text}" if text else lines[j].text
+            if _title_keys(text) & keys:
+                if lines[i].size >= body * 1.05 or lines[i].bold:
+                    return i, j
+                if plain is None:
+                    plain = (i, j)
+                break
+            if len(norm_title(text)) > 2 * max(len(k) for k in keys) + 20:
+                break
+    return plain
+
+
+def _title_keys(text: str) -> set[str]:
+    """Normal forms a title may be printed in: as is, without its number, and without a
+    one-letter appendix label (outline "B Tests" vs page "Appendix B Tests")."""
+    keys = {norm_title(text), norm_title(strip_numbering(text))}
+    if _ONE_LETTER_LABEL.match(text):
+        keys.add(norm_title(text[2:]))
+    return {k for k in keys if k}
+
+
+# ---------------------------------------------------------------------------------------------
+# Events
+
+
+def _events(
+    lines: Sequence[Line], headings: Sequence[FoundHeading], tables: Sequence[FoundTable]
+) -> list[Event]:
+    inserts: dict[int, list[tuple[int, int, Event]]] = defaultdict(list)
+    for k, h in enumerate(headings):
+        inserts[h.anchor].append((0, k, Heading(h.level, h.title, h.page)))
+    for k, t in enumerate(tables):
+        block = Block(kind="table", text=t.markdown, page=t.page, caption=t.caption, rows=t.rows)
+        inserts[t.anchor].append((1, k, block))
+
+    events: list[Event] = []
+    para: list[Line] = []
+
+    def flush() -> None:
+        if para:
+            events.append(Block(kind="text", text=_paragraph(para), page=para[0].page))
+            para.clear()
+
+    for i, ln in enumerate(lines):
+        if i in inserts:
+            flush()
+            events.extend(e for _, _, e in sorted(inserts.pop(i), key=lambda x: x[:2]))
+        if ln.role != BODY:
+            flush()
+            continue
+        if para and (
+            ln.block != para[-1].block or ln.page != para[-1].page or ln.code != para[-1].code
+        ):
+            flush()
+        para.append(ln)
+    flush()
+    for i in sorted(inserts):
+        events.extend(e for _, _, e in sorted(inserts[i], key=lambda x: x[:2]))
+    return events
+
+
+def _paragraph(lines: Sequence[Line]) -> str:
+    """Lines of one block as Markdown: code fenced, table-of-contents lines kept one per line
+    (dot leaders shortened), prose joined and de-hyphenated."""
+    if sum(len(ln.text) for ln in lines if ln.code) >= 0.8 * sum(len(ln.text) for ln in lines):
+        return "```\n" + "\n".join(ln.text for ln in lines) + "\n```"
+    texts = [_LEADER_DOTS.sub(" \u2026 ", ln.text).strip() for ln in lines]
+    if any(_LEADER_DOTS.search(ln.text) for ln in lines):
+        text = "\n".join(texts)
+    else:
+        text = ""
+        for t in texts:
+            if not text:
+                text = t
+            elif text.endswith("-") and len(text) > 1 and text[-2].isalpha() and t[:1].islower():
+                text = text[:-1] + t
+            else:
+                text = f"{text} {t}"
+    if text.startswith("#"):
+        text = "\\" + text
+    return text

@@ -1,0 +1,477 @@
+"""Layout analysis for PDF text: styled lines, running headers/footers and headings.
+
+``hiqa.formats.pdf`` reads every page once and keeps only compact ``Line`` records (text,
+box, dominant font size and weight); everything here works on those records for the whole
+document at once.  That is what makes heading levels consistent: one style -> level table is
+learned per document, so a level decided on page 10 is the level used on page 90.
+
+Level rule (documents without an outline):
+1. numbering depth when the title is numbered (``3`` -> 1, ``3.2`` -> 2, ``A.2.1`` -> 3,
+   ``Chapter 4`` / ``Appendix B`` -> 1);
+2. otherwise the level the document's numbered headings of the same font style have;
+3. otherwise the style's rank among heading styles (larger, then bolder = shallower).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+# Line roles: what a line became once the document-wide passes ran.
+BODY, FURNITURE, HEADING, TABLE, CAPTION = range(5)
+
+MAX_LEVEL = 6
+_LARGE_RATIO = 1.08  # a heading font is at least 8 % larger than the body font
+_MAX_HEADING_LINES = 3  # a longer run of large text is a paragraph, not a heading
+_MARGIN = 0.10  # running headers/footers live in the top/bottom 10 % of the page
+_COVER_MAX_BODY_CHARS = 400
+
+_BOLD_FONT = re.compile(r"bold|black|heavy|demi", re.IGNORECASE)
+_MONO_FONT = re.compile(r"mono|courier|consol|cmtt|code", re.IGNORECASE)
+_ITALIC_FONT = re.compile(r"italic|oblique|slant|cmsl|cmti", re.IGNORECASE)
+_FLAG_ITALIC = 2
+_FLAG_MONO = 8
+_FLAG_BOLD = 16
+
+_LABEL_WORDS = r"chapter|part|appendix|annex|section|kapitel|anhang|chapitre|annexe"
+_LABEL = re.compile(
+    rf"^(?:{_LABEL_WORDS})\s+(?P<n>\d{{1,3}}(?:\.\d{{1,3}})*|[IVXLC]{{1,6}}|[A-Z])\b[.:]?",
+    re.IGNORECASE,
+)
+_DOTTED = re.compile(r"^(?P<n>(?:\d{1,3}|[A-Z])(?:\.\d{1,3})+)\.?(?=\s|$)")
+_PLAIN = re.compile(r"^(?P<n>\d{1,2})\.?(?=\s+\S)")
+_ROMAN = re.compile(r"^(?P<n>[IVXLC]{1,6})\.(?=\s+\S)")
+_LABEL_ONLY = re.compile(
+    rf"^(?:(?:{_LABEL_WORDS})\s+(?:\d{{1,3}}(?:\.\d{{1,3}})*|[IVXLC]{{1,6}}|[A-Z])"
+    r"|\d{1,3}(?:\.\d{1,3})*|[IVXLC]{1,6})[.:]?$",
+    re.IGNORECASE,
+)
+_LEADER = re.compile(r"(?:\.\s?){4,}\s*\S{0,12}\s*$|\u2026\s*\S{0,12}\s*$|(?:_\s?){4,}")
+_PAGE_NUMBER = re.compile(
+    r"^(?:page\s+|p\.\s*|-\s*)?(?:\d{1,5}|[ivxlcdm]{1,8})(?:\s*(?:of|/)\s*\d{1,5})?(?:\s*-)?$",
+    re.IGNORECASE,
+)
+_DIGITS = re.compile(r"\d+")
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(slots=True)
+class Line:
+    """One visual line of text: pieces on the same baseline within a block are merged."""
+
+    page: int  # 1-based
+    block: int  # block id, unique within the document
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    text: str
+    size: float  # dominant font size (weighted by characters)
+    bold: bool
+    mono: bool
+    code: bool  # typewriter mixed with italic: a signature or a code fragment, not a title
+    upright: bool
+    role: int = BODY
+
+    @property
+    def height(self) -> float:
+        return max(self.y1 - self.y0, 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class FoundHeading:
+    """A heading located in the line stream: it is emitted before line ``anchor``."""
+
+    anchor: int
+    level: int
+    title: str
+    page: int
+
+
+# ---------------------------------------------------------------------------------------------
+# Lines from one page
+
+
+def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list[Line]:
+    """Visual lines of one ``page.get_text("dict")`` result, in content-stream order."""
+    out: list[Line] = []
+    for b_idx, block in enumerate(page_dict.get("blocks", ())):
+        if block.get("type", 0) != 0:
+            continue
+        # [x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright]
+        acc: list[list[Any]] = []
+        for line in block.get("lines", ()):
+            spans = line.get("spans", ())
+            text = "".join(s.get("text", "") for s in spans)
+            if not text.strip():
+                continue
+            chars = size_w = bold_n = mono_n = italic_n = 0.0
+            for s in spans:
+                t = s.get("text", "")
+                n = len(t) - t.count(" ")
+                if n <= 0:
+                    continue
+                font = s.get("font", "")
+                flags = s.get("flags", 0)
+                chars += n
+                size_w += n * float(s.get("size", 0.0))
+                if flags & _FLAG_BOLD or _BOLD_FONT.search(font):
+                    bold_n += n
+                if flags & _FLAG_MONO or _MONO_FONT.search(font):
+                    mono_n += n
+                if flags & _FLAG_ITALIC or _ITALIC_FONT.search(font):
+                    italic_n += n
+            x0, y0, x1, y1 = line["bbox"]
+            dx, dy = line.get("dir", (1.0, 0.0))
+            upright = abs(dy) < 0.05 and dx > 0
+            prev = acc[-1] if acc else None
+            if prev is not None and upright and prev[10] and _same_row(prev, y0, y1, x0):
+                prev[2] = max(prev[2], x1)
+                prev[1], prev[3] = min(prev[1], y0), max(prev[3], y1)
+                prev[4] = prev[4].rstrip() + " " + text.lstrip()
+                prev[5] += chars
+                prev[6] += size_w
+                prev[7] += bold_n
+                prev[8] += mono_n
+                prev[9] += italic_n
+            else:
+                acc.append([x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright])
+        for x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright in acc:
+            chars = chars or 1.0
+            mono = mono_n >= 0.6 * chars
+            out.append(
+                Line(
+                    page=page_no,
+                    block=block_base + b_idx,
+                    x0=x0,
+                    y0=y0,
+                    x1=x1,
+                    y1=y1,
+                    text=_clean(text, keep_spaces=mono),
+                    size=size_w / chars,
+                    bold=bold_n >= 0.6 * chars,
+                    mono=mono,
+                    code=mono or (mono_n >= 0.1 * chars and mono_n + italic_n >= 0.5 * chars),
+                    upright=upright,
+                )
+            )
+    return out
+
+
+def _same_row(prev: list[Any], y0: float, y1: float, x0: float) -> bool:
+    h = min(prev[3] - prev[1], y1 - y0)
+    centre_gap = abs((prev[1] + prev[3]) / 2 - (y0 + y1) / 2)
+    return centre_gap < 0.5 * max(h, 1.0) and x0 >= prev[2] - 2.0
+
+
+def _clean(text: str, keep_spaces: bool) -> str:
+    text = text.replace("\u00ad", "").replace("\u00a0", " ").replace("\t", " ")
+    if keep_spaces:
+        return text.rstrip()
+    return _SPACES.sub(" ", text).strip()
+
+
+# ---------------------------------------------------------------------------------------------
+# Document-wide statistics
+
+
+def body_size(lines: Sequence[Line]) -> float:
+    """The font size that carries most characters (half-point buckets)."""
+    weight: Counter[float] = Counter()
+    for ln in lines:
+        if ln.role == BODY:
+            weight[_bucket(ln.size)] += len(ln.text)
+    return weight.most_common(1)[0][0] if weight else 10.0
+
+
+def _bucket(size: float) -> float:
+    return round(size * 2) / 2
+
+
+def mark_furniture(lines: Sequence[Line], page_heights: Sequence[float], body: float) -> None:
+    """Mark running headers, footers and page numbers as ``FURNITURE``.
+
+    A line in the top or bottom margin is furniture when it is a page number, or when the same
+    text (digits ignored: "Chapter 3: Foo  41") recurs in the margins of several pages; any
+    other body-size margin line on the same band as such recurring lines (a header that names
+    a two-page chapter) is furniture too.
+    """
+    n_pages = len(page_heights)
+    if not lines:
+        return
+    threshold = min(max(2, math.ceil(0.3 * n_pages)), 5)
+    edge = _page_edges(lines)
+    pages_by_key: dict[str, set[int]] = defaultdict(set)
+    margin: list[int] = []
+    for i, ln in enumerate(lines):
+        if ln.role != BODY or not _in_margin(ln, page_heights):
+            continue
+        margin.append(i)
+        if i in edge and _PAGE_NUMBER.match(ln.text):
+            ln.role = FURNITURE
+        else:
+            pages_by_key[_furniture_key(ln.text)].add(ln.page)
+    repeated = {k for k, pages in pages_by_key.items() if len(pages) >= threshold}
+    bands: dict[tuple[bool, int], set[int]] = defaultdict(set)
+    for i in margin:
+        ln = lines[i]
+        if ln.role == BODY and _furniture_key(ln.text) in repeated:
+            ln.role = FURNITURE
+            bands[_band(ln, page_heights)].add(ln.page)
+    strong = {b for b, pages in bands.items() if len(pages) >= threshold}
+    if not strong:
+        return
+    for i in margin:
+        ln = lines[i]
+        if ln.role == BODY and ln.size <= body + 1.0:
+            top, y = _band(ln, page_heights)
+            if any((top, y + d) in strong for d in (-1, 0, 1)):
+                ln.role = FURNITURE
+
+
+def _page_edges(lines: Sequence[Line]) -> set[int]:
+    """Indices of the two top-most and two bottom-most lines of every page."""
+    by_page: dict[int, list[int]] = defaultdict(list)
+    for i, ln in enumerate(lines):
+        by_page[ln.page].append(i)
+    out: set[int] = set()
+    for idx in by_page.values():
+        idx_sorted = sorted(idx, key=lambda i: lines[i].y0)
+        out.update(idx_sorted[:2])
+        out.update(idx_sorted[-2:])
+    return out
+
+
+def _in_margin(ln: Line, page_heights: Sequence[float]) -> bool:
+    h = page_heights[ln.page - 1]
+    return ln.y1 <= h * _MARGIN or ln.y0 >= h * (1 - _MARGIN)
+
+
+def _band(ln: Line, page_heights: Sequence[float]) -> tuple[bool, int]:
+    h = page_heights[ln.page - 1]
+    top = ln.y1 <= h * _MARGIN
+    return top, round((ln.y0 if top else h - ln.y1) / 2.0)
+
+
+def _furniture_key(text: str) -> str:
+    return _DIGITS.sub("#", _SPACES.sub(" ", text.casefold()).strip())
+
+
+# ---------------------------------------------------------------------------------------------
+# Numbering
+
+
+def numbering_depth(title: str) -> int | None:
+    """Depth implied by a leading section number, or None for an unnumbered title."""
+    m = _LABEL.match(title)
+    if m:
+        return min(m.group("n").count(".") + 1, MAX_LEVEL)
+    m = _DOTTED.match(title)
+    if m:
+        return min(m.group("n").count(".") + 1, MAX_LEVEL)
+    if _PLAIN.match(title) or _ROMAN.match(title):
+        return 1
+    return None
+
+
+def strip_numbering(title: str) -> str:
+    """The title without its leading label/number ("3.2 Foo" -> "Foo")."""
+    for rx in (_LABEL, _DOTTED, _PLAIN, _ROMAN):
+        m = rx.match(title)
+        if m:
+            rest = title[m.end() :].lstrip(" .:-\u2013\u2014")
+            return rest or title
+    return title
+
+
+def norm_title(text: str) -> str:
+    t = unicodedata.normalize("NFKC", text).casefold()
+    t = t.translate(_QUOTES)
+    t = _SPACES.sub(" ", t).strip()
+    return t.rstrip(" .:;,")
+
+
+_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "`": "'"})
+
+
+# ---------------------------------------------------------------------------------------------
+# Heading detection from layout
+
+
+@dataclass(slots=True)
+class _Candidate:
+    first: int
+    last: int
+    title: str
+    style: tuple[float, bool]
+    depth: int | None
+    large: bool
+
+
+def detect_headings(lines: Sequence[Line], body: float) -> list[FoundHeading]:
+    """Headings of a document without an outline; marks their lines as ``HEADING``."""
+    cands = [c for c in _candidates(lines, body) if _acceptable(c, lines)]
+    cands = _drop_repeated_labels(cands)
+    cands = _keep_cover_title_only(cands, lines)
+    levels = _style_levels(cands)
+    found = []
+    for c in cands:
+        level = c.depth if c.depth is not None else levels[c.style]
+        for i in range(c.first, c.last + 1):
+            lines[i].role = HEADING
+        found.append(
+            FoundHeading(c.first, max(1, min(level, MAX_LEVEL)), c.title, lines[c.first].page)
+        )
+    return found
+
+
+def _styled(ln: Line, body: float) -> bool:
+    if ln.role != BODY or ln.code or not ln.upright:
+        return False
+    return ln.size >= body * _LARGE_RATIO or (ln.bold and ln.size >= body - 0.6)
+
+
+def _style(ln: Line) -> tuple[float, bool]:
+    return _bucket(ln.size), ln.bold
+
+
+def _candidates(lines: Sequence[Line], body: float) -> Iterable[_Candidate]:
+    """Runs of consecutive heading-styled lines merged into one title each."""
+    i, n = 0, len(lines)
+    while i < n:
+        ln = lines[i]
+        if not _styled(ln, body):
+            i += 1
+            continue
+        last = i
+        parts = [ln.text]
+        label_only = bool(_LABEL_ONLY.match(ln.text))
+        while last + 1 < n:
+            nxt, cur = lines[last + 1], lines[last]
+            if nxt.page != cur.page or not _styled(nxt, body):
+                break
+            gap = nxt.y0 - cur.y1
+            if label_only and len(parts) == 1:
+                if not (-0.5 * cur.height < gap < 3.0 * cur.height):
+                    break
+            elif (
+                _style(nxt) != _style(cur)
+                or not (-0.5 * cur.height < gap < 0.8 * cur.height)
+                or numbering_depth(nxt.text) is not None
+                or _LABEL_ONLY.match(nxt.text)
+            ):
+                break
+            last += 1
+            parts.append(nxt.text)
+            if last - i + 1 > _MAX_HEADING_LINES:
+                break
+        if last - i + 1 > _MAX_HEADING_LINES:
+            # a paragraph set in a large font: skip the whole run
+            while (
+                last + 1 < n
+                and _styled(lines[last + 1], body)
+                and (_style(lines[last + 1]) == _style(lines[last]))
+            ):
+                last += 1
+            i = last + 1
+            continue
+        title = _SPACES.sub(" ", " ".join(parts)).strip()
+        head = lines[i + 1] if label_only and last > i else ln
+        yield _Candidate(
+            first=i,
+            last=last,
+            title=title,
+            style=_style(head),
+            depth=numbering_depth(title),
+            large=head.size >= body * _LARGE_RATIO,
+        )
+        i = last + 1
+
+
+def _acceptable(c: _Candidate, lines: Sequence[Line]) -> bool:
+    t = c.title
+    if len(t) < 2 or len(t) > 200 or _LEADER.search(t) or _LABEL_ONLY.match(t):
+        return False
+    non_space = len(t) - t.count(" ")
+    letters = sum(ch.isalpha() for ch in t)
+    if letters < 2 or letters < 0.4 * non_space:
+        return False
+    words = t.split()
+    if len(words) > 25 or t.endswith((",", ";", ":")):
+        return False
+    if t.endswith(".") and len(words) > 10:
+        return False
+    if c.large:
+        return True
+    # body-size bold: only numbered titles, or a short stand-alone line that reads like a title
+    if c.depth is not None:
+        return True
+    first, last = lines[c.first], lines[c.last]
+    alone = (c.first == 0 or lines[c.first - 1].block != first.block) and (
+        c.last + 1 >= len(lines) or lines[c.last + 1].block != last.block
+    )
+    return (
+        alone
+        and len(words) <= 12
+        and not t.endswith(".")
+        and ": " not in t
+        and (t[0].isupper() or t[0].isdigit())
+    )
+
+
+def _drop_repeated_labels(cands: list[_Candidate]) -> list[_Candidate]:
+    """Body-size bold lines repeated verbatim many times ("Example", "Note") are labels."""
+    counts = Counter(norm_title(c.title) for c in cands if not c.large and c.depth is None)
+    return [c for c in cands if c.large or c.depth is not None or counts[norm_title(c.title)] < 3]
+
+
+def _keep_cover_title_only(cands: list[_Candidate], lines: Sequence[Line]) -> list[_Candidate]:
+    """A cover page (page 1 of a longer document, almost no body text, no numbered heading)
+    shows the title, the authors and the publisher in large fonts; only the largest of them
+    is a heading."""
+    if not lines or lines[-1].page < 3:
+        return cands
+    on_cover = [c for c in cands if lines[c.first].page == 1]
+    if len(on_cover) < 2 or any(c.depth is not None for c in on_cover):
+        return cands
+    in_heading = {i for c in on_cover for i in range(c.first, c.last + 1)}
+    body_chars = sum(
+        len(ln.text)
+        for i, ln in enumerate(lines)
+        if ln.page == 1 and ln.role == BODY and i not in in_heading
+    )
+    if body_chars >= _COVER_MAX_BODY_CHARS:
+        return cands
+    title = max(on_cover, key=lambda c: (lines[c.first].size, -c.first))
+    return [c for c in cands if c is title or lines[c.first].page != 1]
+
+
+def _style_levels(cands: Sequence[_Candidate]) -> dict[tuple[float, bool], int]:
+    """One level per font style, learned from the numbered headings of the whole document."""
+    depths: dict[tuple[float, bool], Counter[int]] = defaultdict(Counter)
+    styles: set[tuple[float, bool]] = set()
+    for c in cands:
+        styles.add(c.style)
+        if c.depth is not None:
+            depths[c.style][c.depth] += 1
+    learned = {s: cnt.most_common(1)[0][0] for s, cnt in depths.items()}
+    if not learned:
+        ranked = sorted(styles, reverse=True)
+        return {s: min(r + 1, MAX_LEVEL) for r, s in enumerate(ranked)}
+    levels = dict(learned)
+    for s in styles - learned.keys():
+        bigger = [k for k in learned if k > s]
+        smaller = [k for k in learned if k < s]
+        if not bigger:
+            levels[s] = 1
+            continue
+        level = learned[min(bigger)] + 1
+        if smaller:
+            level = min(level, learned[max(smaller)])
+        levels[s] = max(1, level)
+    return levels

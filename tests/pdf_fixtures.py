@@ -1,0 +1,314 @@
+"""Small real PDFs written with PyMuPDF for the PDF parser tests.
+
+Each builder writes one file under the given folder and returns its path.  Pages are A4
+(595 x 842 pt); body text is Helvetica 10 pt, headings Helvetica-Bold at larger sizes, so
+every fixture exercises the same layout rules a real report would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pymupdf
+
+WIDTH, HEIGHT = 595, 842
+LEFT = 72
+BODY_SIZE = 10
+HEADING_SIZES = {1: 18, 2: 14, 3: 12, 4: 11}
+
+LOREM = (
+    "The committee reviewed the quarterly figures and the maintenance schedule of the plant. "
+    "Most measurements stayed within the expected range, and the few outliers were traced to "
+    "a miscalibrated sensor that has since been replaced by the vendor."
+)
+
+
+class Writer:
+    """Places headings and paragraphs top-down, starting new pages as needed."""
+
+    def __init__(self, doc: pymupdf.Document, top: float = 100, bottom: float = 760):
+        self.doc = doc
+        self.top = top
+        self.bottom = bottom
+        self.page: pymupdf.Page | None = None
+        self.y = bottom
+        self.page_hooks: list = []
+
+    def new_page(self) -> pymupdf.Page:
+        self.page = self.doc.new_page(width=WIDTH, height=HEIGHT)
+        self.y = self.top
+        for hook in self.page_hooks:
+            hook(self.page, self.doc.page_count)
+        return self.page
+
+    def _room(self, needed: float) -> pymupdf.Page:
+        if self.page is None or self.y + needed > self.bottom:
+            self.new_page()
+        assert self.page is not None
+        return self.page
+
+    def heading(self, text: str, level: int = 1, bold: bool = True) -> int:
+        size = HEADING_SIZES[level]
+        page = self._room(size * 3 + 40)
+        self.y += size * 1.2
+        page.insert_text((LEFT, self.y), text, fontsize=size, fontname="hebo" if bold else "helv")
+        self.y += size * 0.8
+        return page.number + 1
+
+    def paragraph(self, text: str = LOREM, size: float = BODY_SIZE, font: str = "helv") -> int:
+        words = text.split()
+        lines, cur = [], ""
+        for w in words:
+            if len(cur) + len(w) + 1 > 90:
+                lines.append(cur)
+                cur = w
+            else:
+                cur = f"{cur} {w}".strip()
+        if cur:
+            lines.append(cur)
+        page = self._room(size * 1.3 * len(lines) + size)
+        self.y += size * 0.8
+        for ln in lines:
+            self.y += size * 1.3
+            page.insert_text((LEFT, self.y), ln, fontsize=size, fontname=font)
+        self.y += size * 0.8
+        return page.number + 1
+
+    def table(
+        self, rows: Sequence[Sequence[str]], caption: str = "", col_width: float = 120
+    ) -> int:
+        row_h = 18.0
+        page = self._room(row_h * len(rows) + 60)
+        if caption:
+            self.y += 16
+            page.insert_text((LEFT, self.y), caption, fontsize=BODY_SIZE, fontname="helv")
+            self.y += 8
+        top = self.y
+        ncols = max(len(r) for r in rows)
+        for r_i, row in enumerate(rows):
+            for c_i, cell in enumerate(row):
+                x = LEFT + c_i * col_width
+                y = top + r_i * row_h
+                page.insert_text((x + 4, y + 13), cell, fontsize=BODY_SIZE, fontname="helv")
+        right = LEFT + ncols * col_width
+        bottom = top + len(rows) * row_h
+        for r_i in range(len(rows) + 1):
+            y = top + r_i * row_h
+            page.draw_line((LEFT, y), (right, y), width=0.8)
+        for c_i in range(ncols + 1):
+            x = LEFT + c_i * col_width
+            page.draw_line((x, top), (x, bottom), width=0.8)
+        self.y = bottom + 8
+        return page.number + 1
+
+
+def _save(doc: pymupdf.Document, path: Path, **kwargs) -> Path:
+    doc.save(path, **kwargs)
+    doc.close()
+    return path
+
+
+def outline_pdf(folder: Path) -> Path:
+    """Numbered headings on the page, bookmarks without numbers, one bookmark whose title is
+    not printed anywhere (it must land at the top of its page)."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    w.heading("1 Introduction", 1)
+    w.paragraph("Alpha intro text about the purpose of this report.")
+    w.heading("1.1 Background", 2)
+    w.paragraph("Bravo background text about earlier work.")
+    w.new_page()
+    w.heading("2 Methods", 1)
+    w.paragraph("Charlie methods text about the sampling procedure.")
+    w.heading("2.1 Data Collection", 2)
+    w.paragraph("Delta data text about the sensors.")
+    w.new_page()
+    w.paragraph("Echo text that opens the third page without any printed heading.")
+    w.heading("3 Results", 1)
+    w.paragraph("Foxtrot results text with the main numbers.")
+    doc.set_toc(
+        [
+            [1, "Introduction", 1],
+            [2, "Background", 1],
+            [1, "Methods", 2],
+            [2, "Data Collection", 2],
+            [2, "Unprinted Appendix Note", 3],
+            [1, "Results", 3],
+        ]
+    )
+    doc.set_metadata({"title": "Plant Report"})
+    return _save(doc, folder / "outline.pdf")
+
+
+def numbered_pdf(folder: Path) -> Path:
+    """No outline; numbering 1 / 1.1 / 1.1.1 / 1.1.1.1 over several pages, an unnumbered
+    preface in the chapter style, and level 3 and 4 set in the same font."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    w.heading("Preface", 1)
+    w.paragraph("Preface text that explains who should read this guide.")
+    w.heading("1 Getting Started", 1)
+    w.paragraph("Text of chapter one about installing the tool.")
+    w.heading("1.1 Requirements", 2)
+    w.paragraph("Text about requirements such as memory and disk space.")
+    w.heading("1.1.1 Hardware", 3)
+    w.paragraph("Text about hardware requirements in detail.")
+    w.heading("1.1.1.1 Disk Layout", 3)
+    w.paragraph("Text about the disk layout of the data folder.")
+    w.new_page()
+    w.heading("1.2 Installation", 2)
+    w.paragraph("Text about installation steps for every platform.")
+    w.new_page()
+    w.heading("2 Usage", 1)
+    w.paragraph("Text of chapter two about daily use.")
+    w.heading("2.1 Commands", 2)
+    w.paragraph("Text about commands and their options.")
+    w.heading("2.1.1 Query Command", 3)
+    w.paragraph("Text about the query command and its output.")
+    return _save(doc, folder / "numbered.pdf")
+
+
+def skipped_levels_pdf(folder: Path) -> Path:
+    """A chapter followed directly by a level-3 section (no 1.1 in between)."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    w.heading("1 Overview", 1)
+    w.paragraph("Overview text.")
+    w.heading("1.0.1 Deep Detail", 3)
+    w.paragraph("Deep detail text under the overview.")
+    w.heading("2 Next Chapter", 1)
+    w.paragraph("Next chapter text.")
+    w.heading("2.1 Normal Section", 2)
+    w.paragraph("Normal section text.")
+    return _save(doc, folder / "skipped.pdf")
+
+
+def unnumbered_pdf(folder: Path, pages: int = 6) -> Path:
+    """Unnumbered headings whose level only the font tells: 18 / 14 / 12 pt bold, the same
+    styles on every page."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    for p in range(pages):
+        w.new_page()
+        w.heading(
+            f"Part Title {p + 1}" if p % 3 == 0 else f"Topic Number {p + 1}", 1 if p % 3 == 0 else 2
+        )
+        w.paragraph(f"Paragraph on page {p + 1}. " + LOREM)
+        w.heading(f"Detail Item {p + 1}", 3)
+        w.paragraph(LOREM)
+    return _save(doc, folder / "unnumbered.pdf")
+
+
+TABLE_ROWS = [
+    ["Model", "Accuracy", "Latency"],
+    ["Alpha", "0.91", "12 ms"],
+    ["Beta", "0.87", "8 ms"],
+]
+
+
+def table_pdf(folder: Path) -> Path:
+    """A ruled 3 x 3 table with a "Table 1: ..." caption above it."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    w.heading("1 Evaluation", 1)
+    w.paragraph("We compare two models on the held-out set.")
+    w.table(TABLE_ROWS, caption="Table 1: Accuracy and latency per model")
+    w.paragraph("Alpha is more accurate while Beta is faster.")
+    w.heading("2 Discussion", 1)
+    w.paragraph("Discussion text after the table.")
+    return _save(doc, folder / "table.pdf")
+
+
+HEADER_TEXT = "ACME Corp Quarterly Report"
+
+
+def running_header_pdf(folder: Path, pages: int = 6) -> Path:
+    """A running header, a footer with the page number and a bare page number on every page."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+
+    def furniture(page: pymupdf.Page, number: int) -> None:
+        page.insert_text((LEFT, 40), HEADER_TEXT, fontsize=14, fontname="hebo")
+        page.insert_text((LEFT, 810), f"Page {number} of {pages}", fontsize=9, fontname="helv")
+        page.insert_text((WIDTH - 90, 40), str(number), fontsize=9, fontname="helv")
+
+    w.page_hooks.append(furniture)
+    for p in range(pages):
+        w.new_page()
+        w.heading(f"{p + 1} Chapter Heading {p + 1}", 1)
+        w.paragraph(f"Body text of chapter {p + 1}. " + LOREM)
+        w.heading(f"{p + 1}.1 Section Heading {p + 1}", 2)
+        w.paragraph(LOREM)
+    return _save(doc, folder / "header.pdf")
+
+
+def encrypted_pdf(folder: Path) -> Path:
+    doc = pymupdf.open()
+    Writer(doc).paragraph("Secret text.")
+    return _save(
+        doc,
+        folder / "encrypted.pdf",
+        encryption=pymupdf.PDF_ENCRYPT_AES_256,
+        user_pw="user-secret",
+        owner_pw="owner-secret",
+    )
+
+
+def corrupt_pdf(folder: Path) -> Path:
+    """The first 300 bytes of a valid PDF: a header, then nothing usable."""
+    good = numbered_pdf(folder)
+    path = folder / "corrupt.pdf"
+    path.write_bytes(good.read_bytes()[:300])
+    return path
+
+
+def garbage_pdf(folder: Path) -> Path:
+    path = folder / "garbage.pdf"
+    path.write_bytes(b"this is not a PDF at all\n" * 20)
+    return path
+
+
+def _grey_image(page: pymupdf.Page) -> None:
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 64, 64), False)
+    pix.clear_with(180)
+    page.insert_image(pymupdf.Rect(72, 72, 523, 770), pixmap=pix)
+
+
+def scanned_pdf(folder: Path, pages: int = 2) -> Path:
+    """Image-only pages, as a scanner without OCR produces them."""
+    doc = pymupdf.open()
+    for _ in range(pages):
+        _grey_image(doc.new_page(width=WIDTH, height=HEIGHT))
+    return _save(doc, folder / "scanned.pdf")
+
+
+def mixed_pdf(folder: Path) -> Path:
+    """Three pages; page 2 is a scanned image without text."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    w.heading("1 First", 1)
+    w.paragraph("Text on the first page.")
+    _grey_image(doc.new_page(width=WIDTH, height=HEIGHT))
+    w.new_page()
+    w.heading("2 Third", 1)
+    w.paragraph("Text on the third page.")
+    return _save(doc, folder / "mixed.pdf")
+
+
+def cover_pdf(folder: Path) -> Path:
+    """A cover page (title, authors, publisher in large fonts) before three content pages."""
+    doc = pymupdf.open()
+    cover = doc.new_page(width=WIDTH, height=HEIGHT)
+    cover.insert_text((LEFT, 250), "Field Guide to Pumps", fontsize=26, fontname="hebo")
+    cover.insert_text((LEFT, 400), "Jane Example", fontsize=14, fontname="hebo")
+    cover.insert_text((LEFT, 700), "Example Press", fontsize=14, fontname="hebo")
+    cover.insert_text((LEFT, 720), "Second edition", fontsize=BODY_SIZE, fontname="helv")
+    w = Writer(doc)
+    for n in range(1, 4):
+        w.new_page()
+        w.heading(f"{n} Pump Type {n}", 1)
+        w.paragraph(LOREM)
+        w.heading(f"{n}.1 Maintenance {n}", 2)
+        w.paragraph(LOREM)
+    return _save(doc, folder / "cover.pdf")

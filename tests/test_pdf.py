@@ -1,0 +1,232 @@
+"""PDF parser: outline and layout headings, tables, running headers, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pdf_fixtures as fx
+import pytest
+
+from hiqa.errors import DocumentError, EncryptedDocumentError, ScannedDocumentError
+from hiqa.formats import load_document
+from hiqa.formats.pdf import parse_pdf
+from hiqa.formats.pdf_layout import numbering_depth, strip_numbering
+from hiqa.model import Document, Section
+
+
+def _parse(path: Path) -> Document:
+    return parse_pdf(path, path.name)
+
+
+def _outline(doc: Document) -> list[tuple[int, str, int]]:
+    return [(h.level, h.title, h.page) for h in doc.headings]
+
+
+def _section(doc: Document, title: str) -> Section:
+    return next(s for s in doc.sections if s.title == title)
+
+
+# --- outline -----------------------------------------------------------------------------------
+
+
+def test_outline_is_used_exactly(tmp_path: Path) -> None:
+    doc = _parse(fx.outline_pdf(tmp_path))
+    assert _outline(doc) == [
+        (1, "Introduction", 1),
+        (2, "Background", 1),
+        (1, "Methods", 2),
+        (2, "Data Collection", 2),
+        (2, "Unprinted Appendix Note", 3),
+        (1, "Results", 3),
+    ]
+    assert doc.metadata["headings_from"] == "outline"
+    assert doc.title == "Plant Report"
+
+
+def test_outline_splits_body_between_sections(tmp_path: Path) -> None:
+    doc = _parse(fx.outline_pdf(tmp_path))
+    assert _section(doc, "Introduction").body.startswith("Alpha intro")
+    assert _section(doc, "Background").body.startswith("Bravo background")
+    assert "Charlie" not in _section(doc, "Background").body
+    assert _section(doc, "Data Collection").body.startswith("Delta data")
+    # not printed: placed at the top of page 3, so it owns the text that opens that page
+    assert _section(doc, "Unprinted Appendix Note").body.startswith("Echo text")
+    assert _section(doc, "Results").body.startswith("Foxtrot")
+    # the printed heading lines are not repeated as body text
+    assert "1.1 Background" not in doc.markdown
+    assert doc.path_of(_section(doc, "Data Collection")) == (
+        "Plant Report",
+        "Methods",
+        "Data Collection",
+    )
+
+
+# --- layout headings -----------------------------------------------------------------------------
+
+
+def test_numbered_headings_levels_and_paths(tmp_path: Path) -> None:
+    doc = _parse(fx.numbered_pdf(tmp_path))
+    assert doc.metadata["headings_from"] == "layout"
+    assert _outline(doc) == [
+        (1, "Preface", 1),
+        (1, "1 Getting Started", 1),
+        (2, "1.1 Requirements", 1),
+        (3, "1.1.1 Hardware", 1),
+        (4, "1.1.1.1 Disk Layout", 1),
+        (2, "1.2 Installation", 2),
+        (1, "2 Usage", 3),
+        (2, "2.1 Commands", 3),
+        (3, "2.1.1 Query Command", 3),
+    ]
+    disk = _section(doc, "1.1.1.1 Disk Layout")
+    assert disk.path == (
+        "1 Getting Started",
+        "1.1 Requirements",
+        "1.1.1 Hardware",
+        "1.1.1.1 Disk Layout",
+    )
+    assert disk.body == "Text about the disk layout of the data folder."
+    assert _section(doc, "2.1.1 Query Command").body.startswith("Text about the query command")
+
+
+def test_skipped_level_gets_nearest_shallower_parent(tmp_path: Path) -> None:
+    doc = _parse(fx.skipped_levels_pdf(tmp_path))
+    deep = _section(doc, "1.0.1 Deep Detail")
+    assert deep.level == 3
+    assert deep.path == ("1 Overview", "1.0.1 Deep Detail")
+    assert _section(doc, "2.1 Normal Section").path == ("2 Next Chapter", "2.1 Normal Section")
+
+
+def test_unnumbered_levels_follow_font_size_consistently(tmp_path: Path) -> None:
+    doc = _parse(fx.unnumbered_pdf(tmp_path, pages=6))
+    levels = {h.title: h.level for h in doc.headings}
+    assert levels["Part Title 1"] == levels["Part Title 4"] == 1
+    assert levels["Topic Number 2"] == levels["Topic Number 6"] == 2
+    assert {levels[f"Detail Item {p}"] for p in range(1, 7)} == {3}
+    detail = _section(doc, "Detail Item 6")
+    assert detail.path == ("Part Title 4", "Topic Number 6", "Detail Item 6")
+    assert detail.pages == (6,)
+
+
+def test_running_headers_footers_and_page_numbers_are_removed(tmp_path: Path) -> None:
+    doc = _parse(fx.running_header_pdf(tmp_path, pages=6))
+    titles = [h.title for h in doc.headings]
+    assert titles[:4] == [
+        "1 Chapter Heading 1",
+        "1.1 Section Heading 1",
+        "2 Chapter Heading 2",
+        "2.1 Section Heading 2",
+    ]
+    assert len(titles) == 12
+    assert fx.HEADER_TEXT not in doc.markdown
+    assert "Page 3 of 6" not in doc.markdown
+    for s in doc.sections:
+        assert all(b.text.strip() not in {str(n) for n in range(1, 7)} for b in s.blocks)
+    assert [h.page for h in doc.headings][::2] == [1, 2, 3, 4, 5, 6]
+
+
+def test_cover_page_keeps_only_the_title(tmp_path: Path) -> None:
+    doc = _parse(fx.cover_pdf(tmp_path))
+    assert [h.title for h in doc.headings][:3] == [
+        "Field Guide to Pumps",
+        "1 Pump Type 1",
+        "1.1 Maintenance 1",
+    ]
+    assert doc.title == "Field Guide to Pumps"
+    assert "Jane Example" in doc.markdown
+
+
+# --- tables --------------------------------------------------------------------------------------
+
+
+def test_ruled_table_becomes_markdown_with_caption(tmp_path: Path) -> None:
+    doc = _parse(fx.table_pdf(tmp_path))
+    evaluation = _section(doc, "1 Evaluation")
+    tables = [b for b in evaluation.blocks if b.kind == "table"]
+    assert len(tables) == 1
+    table = tables[0]
+    assert table.rows == tuple(tuple(r) for r in fx.TABLE_ROWS)
+    assert table.caption == "Table 1: Accuracy and latency per model"
+    assert table.text.splitlines() == [
+        "| Model | Accuracy | Latency |",
+        "| --- | --- | --- |",
+        "| Alpha | 0.91 | 12 ms |",
+        "| Beta | 0.87 | 8 ms |",
+    ]
+    assert table.page == 1
+    texts = [b.text for b in evaluation.blocks if b.kind == "text"]
+    assert texts == [
+        "We compare two models on the held-out set.",
+        "Alpha is more accurate while Beta is faster.",
+    ]
+    assert doc.markdown.count("0.91") == 1
+    assert doc.markdown.count("Table 1: Accuracy") == 1
+
+
+# --- bad input -----------------------------------------------------------------------------------
+
+
+def test_encrypted_pdf_raises(tmp_path: Path) -> None:
+    with pytest.raises(EncryptedDocumentError, match="encrypted and needs a password"):
+        _parse(fx.encrypted_pdf(tmp_path))
+
+
+@pytest.mark.parametrize("builder", [fx.corrupt_pdf, fx.garbage_pdf])
+def test_corrupt_pdf_raises_document_error(tmp_path: Path, builder) -> None:
+    path = builder(tmp_path)
+    with pytest.raises(DocumentError, match="not a valid PDF|damaged") as info:
+        _parse(path)
+    assert str(path) in str(info.value)
+
+
+def test_scanned_pdf_raises_and_names_pages(tmp_path: Path) -> None:
+    with pytest.raises(ScannedDocumentError, match="run OCR") as info:
+        _parse(fx.scanned_pdf(tmp_path, pages=2))
+    assert info.value.pages == [1, 2]
+    assert "page(s) 1, 2" in str(info.value)
+
+
+def test_one_textless_page_is_a_warning(tmp_path: Path) -> None:
+    doc = _parse(fx.mixed_pdf(tmp_path))
+    assert [h.title for h in doc.headings] == ["1 First", "2 Third"]
+    assert _section(doc, "2 Third").pages == (3,)
+    assert len(doc.warnings) == 1
+    assert "page(s) 2 have no text layer" in doc.warnings[0]
+
+
+def test_missing_file_raises(tmp_path: Path) -> None:
+    with pytest.raises(DocumentError, match="file not found"):
+        _parse(tmp_path / "nope.pdf")
+
+
+def test_load_document_dispatches_pdf(tmp_path: Path) -> None:
+    doc = load_document(fx.table_pdf(tmp_path))
+    assert doc.format == "pdf" and doc.doc_id == "table.pdf" and doc.page_count == 1
+
+
+# --- numbering rules -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("title", "depth"),
+    [
+        ("3 Results", 1),
+        ("3.2 Setup", 2),
+        ("3.2.1. Sensors", 3),
+        ("A.2 Extra Tables", 2),
+        ("Chapter 4 Storage", 1),
+        ("Appendix B Tests", 1),
+        ("IV. DISCUSSION", 1),
+        ("A Brief Introduction", None),
+        ("Results", None),
+        ("2023 in Review", None),
+    ],
+)
+def test_numbering_depth(title: str, depth: int | None) -> None:
+    assert numbering_depth(title) == depth
+
+
+def test_strip_numbering() -> None:
+    assert strip_numbering("3.2.1 Sensors") == "Sensors"
+    assert strip_numbering("Appendix B Tests") == "Tests"
+    assert strip_numbering("Results") == "Results"
