@@ -85,9 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _extra_commands() -> list[Callable[[argparse._SubParsersAction], None]]:
-    from . import cli_eval, cli_index
+    from . import cli_eval, cli_index, demo
 
-    return [cli_index.register, cli_eval.register]
+    return [cli_index.register, cli_eval.register, demo.register]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from qdrant_client import models
 
-from .errors import CollectionError, DocumentError, HiqaError, QueryError
+from .errors import CollectionError, DocumentError, HiqaError, IngestBusyError, QueryError
 from .fusion import Candidates, FusionMethod, Ranking, fuse
 from .keywords import count_matches, extract_keywords, load_lexicon, normalize_keyword
 from .lexical import LexicalIndex
@@ -292,7 +292,7 @@ class Collection:
             except BlockingIOError:
                 fh.seek(0)
                 who = fh.read().strip() or "another process"
-                raise CollectionError(
+                raise IngestBusyError(
                     f"another ingest into collection {self.name!r} is running ({who}); wait for "
                     "it to finish and try again"
                 ) from None
@@ -642,7 +642,7 @@ class Collection:
         segments = {s.segment_id: s for s in self._fetch(ids)}
         ids = [i for i in ids if i in segments]
         if mirror is not None:
-            dense = np.array([mirror.score_of(i, qvec) for i in ids])
+            dense = mirror.scores_of(ids, qvec)
         else:
             missing = [i for i in ids if i not in dense_scores]
             dense_scores.update(self._score_vectors(missing, qvec, "hca"))
@@ -746,12 +746,15 @@ class _Mirror:
         q = qvec / (np.linalg.norm(qvec) or 1)
         return (self.matrix @ q.astype(np.float32)).astype(np.float64)
 
-    def score_of(self, sid: str, qvec: np.ndarray) -> float:
-        i = self._pos.get(sid)
-        if i is None:
-            return float("nan")
-        q = qvec / (np.linalg.norm(qvec) or 1)
-        return float(self.matrix[i] @ q.astype(np.float32))
+    def scores_of(self, sids: Sequence[str], qvec: np.ndarray) -> np.ndarray:
+        """Cosine of each of ``sids`` (NaN where unknown), as one small matrix product."""
+        pos = [self._pos.get(sid) for sid in sids]
+        known = [i for i, p in enumerate(pos) if p is not None]
+        out = np.full(len(sids), np.nan)
+        if known:
+            q = (qvec / (np.linalg.norm(qvec) or 1)).astype(np.float32)
+            out[known] = self.matrix[[pos[i] for i in known]] @ q
+        return out
 
     def save(self, path: Path, generation: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -43,6 +43,10 @@ class CollectionError(HiqaError):
     """Unknown collection, embedder mismatch, locked storage, ..."""
 
 
+class IngestBusyError(CollectionError):
+    """Another ingest holds the collection's lock; retry when it is done."""
+
+
 class QueryError(HiqaError):
     """A query that cannot be answered as given (empty, too long)."""
 
@@ -52,4 +56,5 @@ class LLMError(HiqaError):
 
 
 class EmbeddingError(HiqaError):
-    """An embedder cannot be chosen or loaded, or its endpoint failed, timed out or is unreachable."""
+    """An embedder cannot be chosen or loaded, or its endpoint failed, timed out or is not
+    reachable."""

@@ -24,6 +24,9 @@ class Settings:
     llm_model: str | None = field(default_factory=lambda: _env("HIQA_LLM_MODEL"))
     llm_api_key: str | None = field(default_factory=lambda: _env("HIQA_LLM_API_KEY"))
     llm_timeout: float = field(default_factory=lambda: float(_env("HIQA_LLM_TIMEOUT", "60") or 60))
+    demo_override: Path | None = field(
+        default_factory=lambda: Path(v) if (v := _env("HIQA_DEMO_DIR")) else None
+    )
     cache_override: Path | None = field(
         default_factory=lambda: Path(v) if (v := _env("HIQA_CACHE_DIR")) else None
     )

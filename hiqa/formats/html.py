@@ -2,6 +2,12 @@
 tables (with ``caption``).  Scripts, styles and navigation (``nav`` elements, and elements whose
 class names a navigation header/footer, as in DocBook/PostgreSQL pages) are skipped.  The
 ``<title>`` element plays the role of the PDF metadata title in the title rule.
+
+Line breaks in the source are whitespace, as a browser treats them (only ``br`` and ``pre``
+break lines).  A list item starts with "- " even when its text sits in a ``<p>`` inside the
+``<li>``, as in DocBook.  A heading inside an admonition box (DocBook's
+``<div class="note"><h3>Note</h3>``) is a label, not a section: it becomes "Note:" before the
+box's text, so the text after the box stays in the section it belongs to.
 """
 from __future__ import annotations
 
@@ -17,7 +23,11 @@ _BLOCK_TAGS = {
 }
 _SKIP_TAGS = {"script", "style", "nav", "noscript", "template", "svg", "head"}
 _VOID = {"br", "hr", "img", "meta", "link", "input", "col", "area", "base", "wbr", "source"}
-_NAV_CLASS = re.compile(r"\bnav(header|footer|bar)?\b|\bbreadcrumbs?\b|\bskip-?link\b", re.I)
+_NAV_CLASS = re.compile(r"\bnav(header|footer|bar)?\b|\bbreadcrumbs?\b|\bskip-?link\b",
+                        re.IGNORECASE)
+_ADMONITION_CLASS = re.compile(
+    r"\b(admonition|note|tip|hint|warning|caution|important|danger)\b", re.IGNORECASE)
+_BOX_TAGS = ("div", "aside", "section")
 
 
 def table_markdown(rows: list[tuple[str, ...]]) -> str:
@@ -44,6 +54,11 @@ class _Collector(HTMLParser):
         self._cell: list[str] | None = None
         self._caption: list[str] | None = None
         self._table_caption = ""
+        self._box_depth = {tag: 0 for tag in _BOX_TAGS}
+        self._admonitions: list[tuple[str, int]] = []
+        self._label_tag: str | None = None
+        self._label = ""
+        self._bullet = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if self._skip_stack:
@@ -60,6 +75,10 @@ class _Collector(HTMLParser):
         if tag == "title":
             self._in_title = True
             return
+        if tag in _BOX_TAGS:
+            self._box_depth[tag] += 1
+            if _ADMONITION_CLASS.search(" ".join(v or "" for k, v in attrs if k == "class")):
+                self._admonitions.append((tag, self._box_depth[tag]))
         if tag == "table":
             self._flush()
             self._table_depth += 1
@@ -74,7 +93,10 @@ class _Collector(HTMLParser):
             elif tag == "caption":
                 self._caption = []
             return
-        if re.fullmatch(r"h[1-6]", tag):
+        if re.fullmatch(r"h[1-6]", tag) and self._admonitions:
+            self._flush()
+            self._label_tag = tag
+        elif re.fullmatch(r"h[1-6]", tag):
             self._flush()
             self._heading = int(tag[1])
         elif tag == "pre":
@@ -86,7 +108,7 @@ class _Collector(HTMLParser):
             else:
                 self._flush()
             if tag == "li":
-                self._buf.append("- ")
+                self._bullet = True
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
@@ -100,6 +122,10 @@ class _Collector(HTMLParser):
         if tag == "title":
             self._in_title = False
             return
+        if tag in _BOX_TAGS and self._box_depth[tag]:
+            if self._admonitions and self._admonitions[-1] == (tag, self._box_depth[tag]):
+                self._admonitions.pop()
+            self._box_depth[tag] -= 1
         if self._table_depth:
             if tag in ("td", "th") and self._cell is not None and self._rows:
                 self._rows[-1].append(" ".join("".join(self._cell).split()))
@@ -117,7 +143,12 @@ class _Collector(HTMLParser):
                                   rows=tuple(rows))
                         )
             return
-        if self._heading and tag == f"h{self._heading}":
+        if self._label_tag == tag:
+            label = " ".join("".join(self._buf).split())
+            self._buf.clear()
+            self._label = label if not label or label[-1] in ".:!?" else label + ":"
+            self._label_tag = None
+        elif self._heading and tag == f"h{self._heading}":
             title = " ".join("".join(self._buf).split())
             self._buf.clear()
             if title:
@@ -131,6 +162,8 @@ class _Collector(HTMLParser):
                 self.events.append(Block("text", "```\n" + text + "\n```"))
         elif tag in _BLOCK_TAGS:
             self._flush()
+            if tag == "li":
+                self._bullet = False
 
     def handle_data(self, data: str) -> None:
         if self._skip_stack:
@@ -144,21 +177,26 @@ class _Collector(HTMLParser):
             elif self._cell is not None:
                 self._cell.append(data)
             return
-        self._buf.append(data)
+        self._buf.append(data if self._pre else data.replace("\n", " "))
 
     def _flush(self) -> None:
-        if self._heading or self._pre:
+        if self._heading or self._pre or self._label_tag:
             return
         text = "".join(self._buf)
         self._buf.clear()
         lines = [" ".join(ln.split()) for ln in text.split("\n")]
         text = "\n".join(ln for ln in lines if ln)
-        if text and text != "-":
+        if text:
+            if self._label:
+                text, self._label = f"{self._label} {text}", ""
+            if self._bullet:
+                text, self._bullet = "- " + text, False
             self.events.append(Block("text", text))
 
     def close(self) -> None:
         super().close()
         self._heading = None
+        self._label_tag = None
         self._pre = 0
         self._flush()
 

@@ -1,0 +1,110 @@
+"""The demo corpus: its pages parse into the expected outline, its labelled questions point at
+sections that exist, and ``ensure_demo`` builds it from the shipped vectors without the model."""
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import threading
+
+import pytest
+
+from hiqa import store
+from hiqa.demo import DEMO_COLLECTION, demo_dir, demo_documents, ensure_demo, register
+from hiqa.embed import EmbeddingCache
+from hiqa.evaluate import load_questions, path_matches
+from hiqa.formats import load_document
+from hiqa.settings import Settings
+
+DEMO = demo_dir()
+QUESTIONS = load_questions(DEMO / "questions.jsonl")
+SHIPPED = DEMO / EmbeddingCache.FILENAME
+
+
+def test_demo_pages_have_the_reference_page_outline():
+    docs = demo_documents(DEMO)
+    assert len(docs) == 40
+    for name in docs:
+        doc = load_document(DEMO / "docs" / name, doc_id=name)
+        top = [s.title for s in doc.sections if s.level == 2]
+        assert top[0] == doc.title and {"Synopsis", "Description"} <= set(top), (name, top)
+    index = load_document(DEMO / "docs" / "sql-createindex.html")
+    assert [doc_path[1:] for doc_path in map(index.path_of, index.sections)][1:] == [
+        ("Synopsis",), ("Description",), ("Parameters",),
+        ("Parameters", "Index Storage Parameters"),
+        ("Parameters", "Building Indexes Concurrently"),
+        ("Notes",), ("Examples",), ("Compatibility",), ("See Also",),
+    ]  # DocBook's "Note"/"Tip" boxes are not sections
+    storage = next(s for s in index.sections if s.title == "Index Storage Parameters")
+    assert "Note: Turning deduplicate_items off" in storage.body
+    assert "GiST indexes additionally accept" in storage.body  # text after the box stays here
+
+
+def test_every_gold_section_exists():
+    assert len(QUESTIONS) >= 30 and len({q.id for q in QUESTIONS}) == len(QUESTIONS)
+    docs = {}
+    for q in QUESTIONS:
+        assert q.answer, q.id
+        for g in q.gold:
+            if g.doc not in docs:
+                docs[g.doc] = load_document(DEMO / "docs" / g.doc, doc_id=g.doc)
+            doc = docs[g.doc]
+            assert any(path_matches(doc.path_of(s), g.section) and s.blocks
+                       for s in doc.sections), (q.id, g)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The demo built twice at once, as by two Streamlit sessions, in a fresh data dir."""
+    settings = Settings(data_dir=tmp_path_factory.mktemp("demo") / "data", qdrant_url=None)
+    with sqlite3.connect(SHIPPED) as conn:
+        shipped_rows = conn.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+    results: list = []
+    errors: list = []
+
+    def build() -> None:
+        try:
+            results.append(ensure_demo(settings))
+        except Exception as exc:  # noqa: BLE001 - surfaced by the test below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=build) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    yield settings, results, errors, shipped_rows
+    store.close_all()
+
+
+def test_ensure_demo_builds_from_shipped_vectors(built):
+    settings, results, errors, shipped_rows = built
+    assert not errors and len(results) == 2
+    col = results[0]
+    assert col.name == DEMO_COLLECTION
+    assert sorted(col.documents) == demo_documents(DEMO)
+    assert len(col) > 400
+    # every vector ingest needed came from the shipped file: the model added no row
+    with EmbeddingCache(settings.cache_dir) as cache:
+        assert cache.count() == shipped_rows, (
+            "the demo's texts differ from the shipped vectors' (parser or segmenter changed?): "
+            "run scripts/build_demo_vectors.py")
+    assert col.embedder.misses == 0
+
+
+def test_named_question_finds_its_document(built):
+    settings = built[0]
+    col = ensure_demo(settings)  # opens the existing collection
+    q = next(q for q in QUESTIONS if q.question == "In CREATE INDEX, what does CONCURRENTLY do?")
+    hits = col.search(q.question, k=5)
+    assert "sql-createindex.html" in [h.segment.doc_id for h in hits]
+    assert col.embedder.misses == 0  # the demo questions' vectors are shipped too
+
+
+def test_cli_demo_reports_the_collection(built, capsys):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir")
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["--data-dir", str(built[0].data_dir), "demo"])
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    assert "demo: 40 documents" in out and "hiqa search -c demo" in out
