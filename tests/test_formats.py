@@ -183,3 +183,20 @@ def test_cli_reports_errors_without_traceback(tmp_path, capsys):
     assert main(["structure", str(p)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "empty" in err and "Traceback" not in err
+
+
+def test_html_admonitions_line_breaks_and_list_items(tmp_path):
+    html = """<html><head><title>REINDEX</title></head><body>
+    <h2>Parameters</h2>
+    <p>Rebuild the index
+    without locking writes.</p>
+    <div class="note"><h3 class="title">Note</h3><p>Takes longer.</p></div>
+    <ul><li><p>first item</p></li></ul>
+    <h2>Notes</h2><p>After the box.</p>
+    </body></html>"""
+    doc = load_document(write(tmp_path, "sql-reindex.html", html))
+    assert [h.title for h in doc.headings] == ["Parameters", "Notes"]  # a note box is no section
+    params = doc.sections[1]
+    assert "Rebuild the index without locking writes." in params.body  # source newline = space
+    assert "Note: Takes longer." in params.body
+    assert "- first item" in params.body
