@@ -196,7 +196,7 @@ def test_html_admonitions_line_breaks_and_list_items(tmp_path):
     </body></html>"""
     doc = load_document(write(tmp_path, "sql-reindex.html", html))
     assert [h.title for h in doc.headings] == ["Parameters", "Notes"]  # a note box is no section
-    params = doc.sections[1]
+    params = next(s for s in doc.sections if s.title == "Parameters")
     assert "Rebuild the index without locking writes." in params.body  # source newline = space
     assert "Note: Takes longer." in params.body
     assert "- first item" in params.body
