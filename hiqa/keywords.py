@@ -76,27 +76,38 @@ def _query_pieces(text: str) -> list[str]:
     return [p for p in re.split(r"[\W_]+", spaced) if p]
 
 
-def count_matches(query: str, keywords: Iterable[str]) -> int:
-    """Eq. 2's ``m``: how many of a document's keywords the query mentions.
+def query_phrases(query: str, max_chars: int = 64) -> frozenset[str]:
+    """Every run of consecutive normalised query tokens, joined (up to ``max_chars``).
 
-    A keyword matches when its normalised form equals the concatenation of one or more
-    consecutive normalised query tokens; keywords with the same normalised form count once.
+    A keyword is "in the query" when its normalised form is one of these; computing them once
+    per query lets the retriever score m for every candidate document by a set intersection.
     """
-    wanted = {k for k in map(normalize_keyword, keywords) if k}
-    if not wanted:
-        return 0
-    longest = max(map(len, wanted))
     pieces = _query_pieces(query)
     found: set[str] = set()
     for start in range(len(pieces)):
         joined = ""
         for piece in pieces[start:]:
             joined += piece
-            if len(joined) > longest:
+            if len(joined) > max_chars:
                 break
-            if joined in wanted:
-                found.add(joined)
-    return len(found)
+            found.add(joined)
+    return frozenset(found)
+
+
+def normalized_keywords(keywords: Iterable[str]) -> frozenset[str]:
+    return frozenset(k for k in map(normalize_keyword, keywords) if k)
+
+
+def count_matches(query: str, keywords: Iterable[str]) -> int:
+    """Eq. 2's ``m``: how many of a document's keywords the query mentions.
+
+    A keyword matches when its normalised form equals the concatenation of one or more
+    consecutive normalised query tokens; keywords with the same normalised form count once.
+    """
+    wanted = normalized_keywords(keywords)
+    if not wanted:
+        return 0
+    return len(wanted & query_phrases(query, max(map(len, wanted))))
 
 
 def _is_part_number(token: str, uppercase_only: bool) -> bool:

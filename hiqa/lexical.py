@@ -27,18 +27,23 @@ B = 0.75
 class LexicalIndex:
     """BM25 scores for every indexed segment, aligned with ``ids``."""
 
-    def __init__(self, ids: Sequence[str], retriever: bm25s.BM25 | None):
+    def __init__(self, ids: Sequence[str], retriever: bm25s.BM25 | None,
+                 doc_ids: Sequence[str] | None = None):
         self.ids = list(ids)
+        self.doc_ids = np.asarray(list(doc_ids) if doc_ids is not None else [""] * len(self.ids),
+                                  dtype=object)
         self._retriever = retriever
         self._pos = {sid: i for i, sid in enumerate(self.ids)}
 
     @classmethod
-    def build(cls, ids: Sequence[str], texts: Sequence[str]) -> "LexicalIndex":
+    def build(cls, ids: Sequence[str], texts: Sequence[str],
+              doc_ids: Sequence[str] | None = None) -> "LexicalIndex":
+        """Index ``texts``; ``doc_ids`` (aligned) lets queries be scoped to documents."""
         if not ids:
-            return cls([], None)
+            return cls([], None, [])
         retriever = bm25s.BM25(k1=K1, b=B, method="lucene")
         retriever.index([tokenize(t) or [""] for t in texts], show_progress=False)
-        return cls(ids, retriever)
+        return cls(ids, retriever, doc_ids)
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every segment (0 where no query term occurs)."""
@@ -63,7 +68,8 @@ class LexicalIndex:
         tmp.mkdir(parents=True, exist_ok=True)
         if self._retriever is not None:
             self._retriever.save(str(tmp), show_progress=False)
-        (tmp / "ids.json").write_text(json.dumps({"generation": generation, "ids": self.ids}))
+        (tmp / "ids.json").write_text(json.dumps({"generation": generation, "ids": self.ids,
+                                                  "doc_ids": [str(d) for d in self.doc_ids]}))
         # ids.json goes last: it names the generation, so a crash mid-save reads as stale.
         for f in sorted(tmp.iterdir(), key=lambda f: f.name == "ids.json"):
             f.replace(directory / f.name)
@@ -80,9 +86,11 @@ class LexicalIndex:
         if saved.get("generation") != generation:
             return None
         if not saved["ids"]:
-            return cls([], None)
+            return cls([], None, [])
+        if len(saved.get("doc_ids", ())) != len(saved["ids"]):
+            return None  # written by an older version: rebuild
         try:
             retriever = bm25s.BM25.load(str(directory), show_progress=False)
         except Exception:
             return None
-        return cls(saved["ids"], retriever)
+        return cls(saved["ids"], retriever, saved["doc_ids"])
