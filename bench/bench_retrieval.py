@@ -66,7 +66,7 @@ from hiqa.fusion import Candidates, FusionMethod, fuse
 from hiqa.lexical import K1, B, LexicalIndex
 from hiqa.segment import segment_document
 from hiqa.settings import Settings
-from hiqa.store import close_all
+from hiqa.store import close_all, tune_local_storage
 from hiqa.tokenize import tokenize
 
 MAKE_CORPUS = Path("/work/shared/bench/make_dev_corpus.py")
@@ -389,9 +389,7 @@ def lexical_comparison(col: Collection, questions: list[str], slow_limit: int) -
         client.delete_collection(name)
     client.create_collection(name, vectors_config={}, sparse_vectors_config={
         "bm25": models.SparseVectorParams(modifier=models.Modifier.IDF)})
-    conn = client._client.collections[name].storage.storage  # type: ignore[attr-defined]
-    conn.execute("PRAGMA journal_mode=WAL")  # always: see storage_wal; as shipped it is
-    conn.execute("PRAGMA synchronous=NORMAL")  # fsync-bound like the dense ingest
+    tune_local_storage(client, name)  # the same WAL setting the dense collection gets
     vocab: dict[str, int] = {}
     avgdl = float(np.mean([len(toks) for toks in corpus_tokens]))
     t = time.perf_counter()
@@ -584,8 +582,7 @@ def main(argv: list[str] | None = None) -> int:
 
     result = {
         "command": "python bench/bench_retrieval.py" + (
-            f" --segments {args.segments}" if args.segments != 20000 else "") + (
-            ""),
+            f" --segments {args.segments}" if args.segments != 20000 else ""),
         "machine": f"{os.cpu_count()} cores ({platform.processor() or platform.machine()}), "
                    f"Python {platform.python_version()}, numpy {np.__version__}, "
                    f"bm25s {bm25s.__version__}",
