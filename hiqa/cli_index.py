@@ -5,6 +5,7 @@ import argparse
 import json
 import sys
 import time
+from typing import TextIO
 
 from .settings import Settings
 
@@ -12,11 +13,11 @@ from .settings import Settings
 class ProgressLine:
     """One self-overwriting status line on stderr: ``[3/40] doc.md  embed 12/30``."""
 
-    def __init__(self, total_docs: int, stream=sys.stderr):  # type: ignore[no-untyped-def]
+    def __init__(self, total_docs: int, stream: TextIO | None = None):
         self.total = total_docs
-        self.stream = stream
+        self.stream = stream or sys.stderr
         self.docs: list[str] = []
-        self.tty = stream.isatty()
+        self.tty = self.stream.isatty()
         self._last = 0.0
 
     def __call__(self, stage: str, doc: str, done: int, total: int) -> None:
@@ -220,6 +221,30 @@ def _cmd_preset(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_space(args: argparse.Namespace) -> int:
+    """Separation by document before (content vector) vs after HCA (hca vector), paper §7.1."""
+    from .collection import Collection
+    from .projection import separation
+
+    col = Collection(args.collection, settings_of(args))
+    bar = ProgressLine(1)
+    n = col.ensure_content_vectors(progress=lambda d, t: bar("embed", "content vectors", d, t))
+    bar.close()
+    rows = {}
+    for name in ("content", "hca"):
+        segs, matrix = col.vectors(name)
+        sep = separation(matrix, [s.doc_id for s in segs], k=args.k)
+        rows[name] = {"segments": len(segs), "silhouette": sep.silhouette, "knn_purity": sep.purity}
+    if args.json:
+        print(json.dumps({"computed_content_vectors": n, **rows}, indent=1))
+        return 0
+    print(f"{'vectors':22} {'segments':>8} {'silhouette':>10} {f'{args.k}-NN purity':>12}")
+    for name, label in (("content", "before HCA (content)"), ("hca", "after HCA (hca)")):
+        r = rows[name]
+        print(f"{label:22} {r['segments']:8} {r['silhouette']:10.3f} {r['knn_purity']:12.3f}")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ingest", help="add files or folders to a collection")
     p.add_argument("paths", nargs="+", help="files or folders (searched recursively)")
@@ -278,6 +303,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--doc", action="append", help="restrict to this document (repeatable)")
     p.add_argument("--extractive", action="store_true", help="never call the LLM endpoint")
     p.set_defaults(func=_cmd_ask)
+
+    p = sub.add_parser("space", help="separation by document before vs after HCA (silhouette, "
+                       "k-NN purity)")
+    p.add_argument("--collection", "-c", required=True)
+    p.add_argument("-k", type=int, default=10, help="neighbours for the purity")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_space)
 
     p = sub.add_parser("preset", help="show or save a collection's fusion preset")
     p.add_argument("--collection", "-c", required=True)
