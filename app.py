@@ -1,0 +1,94 @@
+"""HiQA analyst app: ``streamlit run app.py``.
+
+The shell: sidebar (data dir, collection picker), first-start demo build, and navigation to the
+pages in ``app_pages/`` (not ``pages/``: Streamlit treats a ``pages/`` folder next to the
+main script as the old automatic multipage mode, which bypasses this shell). All work happens in
+the ``hiqa`` engine.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from app_pages._shared import (
+    COLLECTION_KEY,
+    DATA_DIR_KEY,
+    PENDING_KEY,
+    collection_names,
+    forget_collections,
+    process_lock,
+    settings,
+)
+from hiqa.collection import list_collections
+from hiqa.errors import HiqaError
+
+st.set_page_config(page_title="HiQA", page_icon=":material/account_tree:", layout="wide")
+
+
+def build_demo_if_empty() -> None:
+    """First start: with no collection in the data dir, build the demo (once per process)."""
+    s = settings()
+    if list_collections(s):
+        return
+    try:
+        from hiqa.demo import ensure_demo
+    except ImportError:
+        st.sidebar.info("No collection yet: create one on the Ingest page.")
+        return
+    lock = process_lock(f"demo::{s.data_dir.resolve()}")
+    bar = st.progress(0.0, text="First start: building the demo collection…")
+
+    def progress(*args: object) -> None:
+        done, total = args[-2], args[-1]
+        label = " · ".join(str(a) for a in args[:-2] if a)
+        if isinstance(done, (int, float)) and isinstance(total, (int, float)) and total:
+            bar.progress(min(1.0, float(done) / float(total)),
+                         text=f"Building the demo collection: {label} {done}/{total}")
+
+    with lock:
+        if not list_collections(s):
+            try:
+                ensure_demo(s, progress=progress)
+            except HiqaError as exc:
+                bar.empty()
+                st.error(f"The demo collection could not be built: {exc}")
+                return
+            forget_collections()
+    bar.empty()
+    st.session_state[COLLECTION_KEY] = "demo"
+
+
+def sidebar() -> None:
+    with st.sidebar:
+        st.markdown("### HiQA")
+        with st.expander("Data directory", expanded=False):
+            if not st.session_state.get(DATA_DIR_KEY):
+                st.session_state[DATA_DIR_KEY] = str(settings().data_dir)
+            st.text_input("Data directory", key=DATA_DIR_KEY,
+                          help="HIQA_DATA_DIR; collections, Markdown and caches live here")
+            if not Path(str(settings().data_dir)).exists():
+                st.caption("This folder does not exist yet; it is created on the first ingest.")
+        names = collection_names()
+        if not names:
+            st.caption("No collections in this data directory yet.")
+            st.session_state.pop(COLLECTION_KEY, None)
+            return
+        pending = st.session_state.pop(PENDING_KEY, None)
+        if pending in names:
+            st.session_state[COLLECTION_KEY] = pending
+        if st.session_state.get(COLLECTION_KEY) not in names:
+            st.session_state[COLLECTION_KEY] = "demo" if "demo" in names else names[0]
+        st.selectbox("Collection", names, key=COLLECTION_KEY)
+
+
+build_demo_if_empty()
+sidebar()
+navigation = st.navigation([
+    st.Page("app_pages/ingest.py", title="Ingest", icon=":material/upload_file:"),
+    st.Page("app_pages/segments.py", title="Segments", icon=":material/account_tree:"),
+    st.Page("app_pages/chat.py", title="Chat", icon=":material/forum:", default=True),
+    st.Page("app_pages/embedding.py", title="Embedding space", icon=":material/scatter_plot:"),
+    st.Page("app_pages/evaluate.py", title="Evaluate & tune", icon=":material/query_stats:"),
+])
+navigation.run()

@@ -1,0 +1,207 @@
+"""Chat: ask, get a cited answer, inspect and re-rank the evidence live (paper §3.3–3.4)."""
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from app_pages._shared import current_collection, guarded, keep, persistent, settings
+from hiqa.answer import EXTRACTIVE_NOTE, answer_stream, block_header, parse_citations
+from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
+from hiqa.errors import HiqaError, LLMError
+from hiqa.fusion import FusionMethod
+from hiqa.llm import LLMClient, LLMConfig
+from hiqa.ui_helpers import (
+    escape_markdown,
+    hits_rows,
+    llm_settings_from_secrets,
+    moved_count,
+    rank_moves,
+    render_answer,
+    score_breakdown,
+    source_anchor,
+)
+
+METHODS = [m.value for m in FusionMethod]
+ROUTE_COLOURS = {"dense": "#4C78A8", "bm25": "#F58518", "keyword": "#54A24B"}
+
+col = current_collection()
+assert col is not None
+st.title("Chat")
+st.caption(f"Collection **{escape_markdown(col.name)}** · {len(col.documents)} documents · "
+           f"{len(col)} segments")
+
+
+# ------------------------------------------------------------------ LLM endpoint
+@st.cache_resource(show_spinner=False)
+def llm_client(base_url: str, model: str, api_key: str | None, timeout: float) -> LLMClient:
+    return LLMClient(LLMConfig(base_url=base_url, model=model, api_key=api_key, timeout=timeout))
+
+
+def llm() -> LLMClient | None:
+    """The endpoint from HIQA_LLM_* or .streamlit/secrets.toml; None means extractive answers."""
+    s = settings()
+    if not s.llm_base_url:
+        try:
+            extra = llm_settings_from_secrets(st.secrets)
+        except Exception:  # noqa: BLE001 - no secrets.toml, or an unreadable one: same as no endpoint
+            extra = {}
+        if extra.get("HIQA_LLM_BASE_URL"):
+            from dataclasses import replace
+
+            s = replace(s, llm_base_url=extra["HIQA_LLM_BASE_URL"],
+                        llm_model=extra.get("HIQA_LLM_MODEL"),
+                        llm_api_key=extra.get("HIQA_LLM_API_KEY"))
+    config = LLMConfig.from_settings(s)
+    if config is None:
+        return None
+    return llm_client(config.base_url, config.model, config.api_key, config.timeout)
+
+
+# ------------------------------------------------------------------ controls
+preset = col.preset
+if st.session_state.get("chat_weights_for") != col.name:
+    st.session_state["chat_weights_for"] = col.name
+    st.session_state["method"] = preset.get("method", DEFAULT_METHOD)
+    st.session_state["alpha"] = float(preset.get("alpha", DEFAULT_ALPHA))
+    st.session_state["beta"] = float(preset.get("beta", DEFAULT_BETA))
+
+with st.sidebar:
+    st.markdown("#### Ranking")
+    st.selectbox("Fusion method", METHODS, key=persistent("method", DEFAULT_METHOD),
+                 on_change=keep, args=("method",),
+                 help="How route scores are normalised before Eq. 2's weighted sum")
+    st.slider("α (dense vs BM25)", 0.0, 1.0, step=0.05, key=persistent("alpha", DEFAULT_ALPHA),
+              on_change=keep, args=("alpha",), help="1 = dense only, 0 = BM25 only")
+    beta_max = 1.0 if st.session_state["method"] == "cc" else 2.0
+    st.session_state["beta"] = min(st.session_state["beta"], beta_max)
+    st.slider("β (keyword bonus)", 0.0, beta_max, step=0.05, key=persistent("beta", DEFAULT_BETA),
+              on_change=keep, args=("beta",))
+    st.slider("Top-k", 1, 20, key=persistent("top_k", 5), on_change=keep, args=("top_k",),
+              help="Segments shown and given to the answer as context")
+    docs = sorted(col.documents)
+    st.session_state["scope"] = [d for d in st.session_state.get("scope", []) if d in docs]
+    st.multiselect("Scope to documents", docs, key=persistent("scope", []), on_change=keep,
+                   args=("scope",), placeholder="All documents")
+    if st.button("Clear chat", icon=":material/delete_sweep:"):
+        st.session_state.setdefault("chat", {})[col.name] = []
+
+weights = (st.session_state["method"], float(st.session_state["alpha"]),
+           float(st.session_state["beta"]), int(st.session_state["top_k"]))
+history: list[dict[str, Any]] = st.session_state.setdefault("chat", {}).setdefault(col.name, [])
+
+
+# ------------------------------------------------------------------ rendering
+def show_sources(turn: dict[str, Any], index: int) -> None:
+    cited, _ = parse_citations(turn["answer"], len(turn["context"]))
+    st.markdown("**Sources**")
+    for n, seg in enumerate(turn["context"], 1):
+        st.markdown(f'<div id="{source_anchor(index, n)}"></div>', unsafe_allow_html=True)
+        mark = " · cited" if n in cited else ""
+        with st.expander(escape_markdown(block_header(seg, n)) + mark, expanded=False):
+            st.caption(f"Document: {escape_markdown(seg.doc_id)}")
+            st.text(seg.text)
+
+
+def show_answer(turn: dict[str, Any], index: int) -> None:
+    st.markdown(render_answer(turn["answer"], len(turn["context"]), index))
+    if turn.get("note"):
+        st.caption(escape_markdown(turn["note"]))
+    if turn.get("error"):
+        st.error(turn["error"])
+    show_sources(turn, index)
+
+
+def show_evidence(turn: dict[str, Any]) -> None:
+    """The latest question's candidates re-fused with the current controls (no new retrieval)."""
+    result = turn["result"]
+    method, alpha, beta, k = weights
+    try:
+        hits = result.rank(method, alpha, beta, k)
+    except ValueError as exc:
+        st.error(str(exc))
+        return
+    ids = [h.segment.segment_id for h in hits]
+    view = turn.setdefault("view", {"weights": weights, "order": ids, "previous": None})
+    if view["weights"] != weights:
+        view.update(previous=view["order"], order=ids, weights=weights)
+    moves = rank_moves(view["previous"], ids)
+    st.subheader("Retrieved segments")
+    st.caption(f"{len(result.candidates)} candidates re-fused with {method}, α = {alpha:.2f}, "
+               f"β = {beta:.2f}, top {k}; {moved_count(moves)} moved since the last change. "
+               f"Retrieval took {sum(result.timings.values()) * 1000:.0f} ms.")
+    table, chart = st.columns([3, 2])
+    with table:
+        st.table(hits_rows(hits, moves, escape=True), hide_index=True)
+    with chart:
+        rows = score_breakdown(hits)
+        if rows:
+            fig = go.Figure()
+            for route, colour in ROUTE_COLOURS.items():
+                part = [r for r in rows if r["route"] == route]
+                fig.add_trace(go.Bar(x=[r["share"] for r in part], y=[r["segment"] for r in part],
+                                     name=route, orientation="h", marker_color=colour,
+                                     customdata=[r["fused"] for r in part],
+                                     hovertemplate="%{y}<br>" + route + " %{x:.3f} of fused "
+                                                   "%{customdata:.3f}<extra></extra>"))
+            fig.update_layout(barmode="stack", height=90 + 34 * len(hits),
+                              yaxis={"autorange": "reversed", "title": None},
+                              xaxis_title="fused score (stacked route shares)",
+                              margin={"l": 0, "r": 0, "t": 10, "b": 0}, legend_title=None)
+            st.plotly_chart(fig, key="score_chart", config={"displayModeBar": False})
+
+
+for i, turn in enumerate(history):
+    with st.chat_message("user"):
+        st.text(turn["question"])
+    with st.chat_message("assistant"):
+        show_answer(turn, i)
+
+question = st.chat_input("Ask a question about the documents")
+if question:
+    with st.chat_message("user"):
+        st.text(question)
+    with st.chat_message("assistant"):
+        scope = st.session_state["scope"] or None
+        with st.spinner("Retrieving…"):
+            result = guarded(lambda: col.retrieve(question, doc_ids=scope), "Retrieval failed")
+        if result is not None:
+            method, alpha, beta, k = weights
+            context = [h.segment for h in result.rank(method, alpha, beta, k)]
+            turn = {"question": question, "result": result, "context": context, "answer": "",
+                    "note": "", "error": ""}
+            placeholder = st.empty()
+            client = None
+            try:
+                client = llm()
+            except LLMError as exc:
+                turn["error"] = f"{exc} Answering extractively instead."
+            try:
+                for piece in answer_stream(question, context, client):
+                    turn["answer"] += piece
+                    placeholder.markdown(render_answer(turn["answer"], len(context),
+                                                       len(history)) + " ▌")
+                if client is None:
+                    turn["note"] = EXTRACTIVE_NOTE
+                else:
+                    valid, invalid = parse_citations(turn["answer"], len(context))
+                    turn["note"] = f"Answered by {client.model} from {len(context)} blocks."
+                    if invalid:
+                        turn["note"] += (" Citations " + ", ".join(f"[{n}]" for n in invalid)
+                                         + " match no context block.")
+                    elif not valid:
+                        turn["note"] += " The answer cites no block; check it against the evidence."
+            except HiqaError as exc:
+                turn["error"] = (f"The answer could not be generated: {exc}. The retrieved "
+                                 "evidence is below.")
+            placeholder.empty()
+            history.append(turn)
+            show_answer(turn, len(history) - 1)
+
+if history:
+    st.divider()
+    show_evidence(history[-1])
+elif not question:
+    st.info("Ask a question below. The answer cites numbered segments; the evidence table and "
+            "score chart let you re-weight the routes without searching again.")

@@ -1,0 +1,179 @@
+"""Embedding space: the same segments without and with HCA, and how well documents separate (§7.1)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from app_pages._shared import current_collection, guarded, process_lock
+from hiqa.projection import (
+    knn_purity,
+    load_cached,
+    pca_fit,
+    place_points,
+    save_cached,
+    silhouette_by_document,
+    umap_2d,
+)
+from hiqa.ui_helpers import escape_markdown, projection_cache_path, section_key, segment_label
+
+col = current_collection()
+assert col is not None
+st.title("Embedding space")
+st.caption("Each point is a segment. Left: its text alone (`content` vector); right: with the "
+           "cascaded path (HCA, `hca` vector). HCA should pull each document's segments together "
+           "and apart from the homologous sections of sibling documents.")
+
+if len(col) == 0:
+    st.info("This collection has no segments yet.")
+    st.stop()
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def vectors(data_dir: str, name: str, generation: str) -> dict[str, Any]:
+    """Both named vectors, rows aligned by segment id (shared by all sessions)."""
+    segs_h, hca = col.vectors("hca")
+    segs_c, content = col.vectors("content")
+    pos = {s.segment_id: i for i, s in enumerate(segs_c)}
+    keep = [i for i, s in enumerate(segs_h) if s.segment_id in pos]
+    segs = [segs_h[i] for i in keep]
+    return {"segments": segs, "hca": hca[keep],
+            "content": content[[pos[s.segment_id] for s in segs]]}
+
+
+key = (str(col.settings.data_dir), col.name, col.meta["generation"])
+data = vectors(*key)
+if len(data["segments"]) < len(col):
+    bar = st.progress(0.0, text="First use: embedding the segment text without its path…")
+    with process_lock(f"content::{key[0]}::{col.name}"):
+        done = guarded(lambda: col.ensure_content_vectors(
+            lambda d, t: bar.progress(d / max(t, 1), text=f"Embedding without the path: {d}/{t}")),
+            "Embedding the plain segment text failed")
+    bar.empty()
+    vectors.clear()
+    data = vectors(*key)
+    if not len(data["segments"]):
+        st.stop()
+
+segments = data["segments"]
+doc_labels = [s.doc_id for s in segments]
+
+c1, c2, c3 = st.columns(3)
+method = c1.radio("Projection", ["PCA", "UMAP"], horizontal=True,
+                  help="UMAP is slower; its layout is cached per collection")
+colour = c2.radio("Colour by", ["document", "section name"], horizontal=True)
+k = c3.slider("k for k-NN purity", 2, 30, 10)
+
+
+def layout(vector: str) -> tuple[np.ndarray, Any]:
+    """2-D coordinates and a function placing new vectors on the same map."""
+    matrix = data[vector]
+    if method == "PCA":
+        fit = pca_fit(matrix)
+        return fit.transform(matrix), fit.transform
+    path = projection_cache_path(col.dir, vector, "umap", col.meta["generation"])
+    ids = [s.segment_id for s in segments]
+    coords = load_cached(path, ids)
+    if coords is None:
+        bar = st.progress(0.0, text=f"UMAP of the {vector} vectors: importing umap…")
+        steps = {0: "importing umap…", 1: "fitting…", 3: "done"}
+        coords = umap_2d(matrix, lambda d, t: bar.progress(
+            d / t, text=f"UMAP of the {vector} vectors: {steps.get(d, '')}"))
+        save_cached(path, ids, coords)
+        bar.empty()
+    return coords, lambda q: place_points(matrix, coords, q)
+
+
+# the current question and its top-k, from the latest Chat turn on this collection
+history = st.session_state.get("chat", {}).get(col.name, [])
+question = history[-1]["question"] if history else ""
+top_ids: list[str] = []
+qvec = None
+if question:
+    turn = history[-1]
+    top_ids = [h.segment.segment_id for h in turn["result"].rank(
+        st.session_state.get("method", "minmax"), float(st.session_state.get("alpha", 0.5)),
+        float(st.session_state.get("beta", 0.2)), int(st.session_state.get("top_k", 5)))]
+    qvec = guarded(lambda: np.asarray(col.embedder.embed_query(question)), "Embedding failed")
+    st.caption(f"Overlaid: the last Chat question ({escape_markdown(question[:120])}) "
+               f"and its top {len(top_ids)}.")
+else:
+    st.caption("Ask a question in Chat to see it and its top-k on the maps.")
+
+labels = doc_labels if colour == "document" else [section_key(s) for s in segments]
+palette = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#EECA3B", "#B279A2",
+           "#FF9DA6", "#9D755D", "#BAB0AC"]
+names = sorted(set(labels))
+colours = {n: palette[i % len(palette)] for i, n in enumerate(names)}
+hover = [segment_label(s) for s in segments]
+
+
+def figure(vector: str, title: str) -> go.Figure | None:
+    try:
+        coords, place = layout(vector)
+    except ValueError as exc:
+        st.error(str(exc))
+        return None
+    fig = go.Figure()
+    show_legend = len(names) <= 20
+    for n in names:
+        idx = [i for i, lab in enumerate(labels) if lab == n]
+        fig.add_trace(go.Scattergl(
+            x=coords[idx, 0], y=coords[idx, 1], mode="markers", name=n[:40],
+            marker={"size": 6, "color": colours[n], "opacity": 0.75},
+            text=[hover[i] for i in idx], hovertemplate="%{text}<extra></extra>",
+            showlegend=show_legend))
+    if top_ids:
+        pos = {s.segment_id: i for i, s in enumerate(segments)}
+        idx = [pos[t] for t in top_ids if t in pos]
+        fig.add_trace(go.Scatter(
+            x=coords[idx, 0], y=coords[idx, 1], mode="markers+text", name="top-k",
+            text=[str(r + 1) for r in range(len(idx))], textposition="top center",
+            marker={"size": 13, "color": "rgba(0,0,0,0)", "line": {"width": 2, "color": "black"}}))
+    if qvec is not None:
+        q = place(qvec[None, :])
+        fig.add_trace(go.Scatter(x=q[:, 0], y=q[:, 1], mode="markers", name="question",
+                                 marker={"symbol": "star", "size": 18, "color": "black"}))
+    fig.update_layout(title=title, height=520, margin={"l": 0, "r": 0, "t": 40, "b": 0},
+                      legend={"font": {"size": 10}}, xaxis={"showticklabels": False},
+                      yaxis={"showticklabels": False})
+    return fig
+
+
+left, right = st.columns(2)
+with left:
+    fig = figure("content", "Without HCA (segment text)")
+    if fig is not None:
+        st.plotly_chart(fig, key="plot_content")
+with right:
+    fig = figure("hca", "With HCA (path + text)")
+    if fig is not None:
+        st.plotly_chart(fig, key="plot_hca")
+
+
+@st.cache_data(show_spinner="Measuring separation…", max_entries=16)
+def separation_numbers(data_dir: str, name: str, generation: str, k: int) -> dict[str, float]:
+    out = {}
+    for vector in ("content", "hca"):
+        out[f"{vector}_silhouette"] = silhouette_by_document(data[vector], doc_labels)
+        out[f"{vector}_purity"] = knn_purity(data[vector], doc_labels, k)
+    return out
+
+
+st.subheader("Document separation, before vs after HCA")
+numbers = separation_numbers(*key, k)
+if len(set(doc_labels)) < 2:
+    st.info("Separation needs at least two documents.")
+else:
+    m1, m2 = st.columns(2)
+    m1.metric("Silhouette by document (cosine)", f"{numbers['hca_silhouette']:.3f}",
+              delta=f"{numbers['hca_silhouette'] - numbers['content_silhouette']:+.3f} vs "
+                    f"{numbers['content_silhouette']:.3f} without HCA")
+    m2.metric(f"Same-document {k}-NN purity", f"{numbers['hca_purity']:.3f}",
+              delta=f"{numbers['hca_purity'] - numbers['content_purity']:+.3f} vs "
+                    f"{numbers['content_purity']:.3f} without HCA")
+    st.caption("Silhouette in [-1, 1] with documents as clusters; purity = share of each "
+               "segment's nearest neighbours from its own document. Higher after HCA = the "
+               "paper's soft partitioning of the knowledge base.")

@@ -1,0 +1,165 @@
+"""Evaluate & tune: the ablation ladder, degradation curve and α/β surface (paper §5, Fig. 25)."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import plotly.express as px
+import streamlit as st
+
+from app_pages._shared import current_collection, guarded, settings
+from hiqa.errors import HiqaError
+from hiqa.ui_helpers import (
+    degradation_rows,
+    diagnostic_rows,
+    escape_markdown,
+    fusion_method_rows,
+    variants_rows,
+)
+
+st.title("Evaluate & tune")
+
+
+def nearest(options: list[float], value: float) -> float:
+    return min(options, key=lambda o: abs(o - value))
+
+try:
+    from hiqa import evaluate as engine
+except ImportError as exc:
+    st.warning(f"The evaluation engine is not available yet ({exc}).")
+    st.stop()
+
+col = current_collection(required=False)
+DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
+demo_questions = sorted(DEMO.glob("*.jsonl"))
+demo_corpus = DEMO / "docs"
+
+with st.form("eval"):
+    a, b = st.columns(2)
+    corpus = a.text_input("Corpus folder", value=str(demo_corpus) if demo_corpus.is_dir() else "",
+                          help="The labelled documents; one collection per strategy is built "
+                               "from them (cached under the data dir)")
+    questions = b.text_input("Questions JSONL",
+                             value=str(demo_questions[0]) if demo_questions else "",
+                             help='{"id", "question", "gold": [{"doc", "section"}]} per line')
+    upload = st.file_uploader("…or upload a questions JSONL", type=["jsonl", "json"])
+    variants = st.multiselect("Variants", list(engine.VARIANTS),
+                              default=["hca-dense", "hca-bm25", "hca-dense-bm25", "full"],
+                              help="Each chunking strategy is indexed once; fixed/section/title "
+                                   "variants index the corpus again")
+    c, d, e = st.columns(3)
+    with_degradation = c.toggle("Degradation curve", value=True)
+    with_grid = d.toggle("Fusion methods and α/β grid", value=True)
+    sizes = e.text_input("Distractor counts N", value="1,5,10,20")
+    run = st.form_submit_button("Run evaluation", type="primary")
+
+if run:
+    qpath: Path | None = Path(questions) if questions.strip() else None
+    tmp: Path | None = None
+    if upload is not None:
+        fd, name = tempfile.mkstemp(suffix=".jsonl")
+        os.close(fd)
+        tmp = Path(name)
+        tmp.write_bytes(upload.getvalue())
+        qpath = tmp
+    try:
+        distractors = tuple(int(x) for x in sizes.replace(" ", "").split(",") if x)
+    except ValueError:
+        distractors = ()
+        st.error("Distractor counts must be whole numbers separated by commas.")
+    if qpath is None or not qpath.is_file():
+        st.error("Choose a questions JSONL file (path or upload).")
+    elif not variants:
+        st.error("Choose at least one variant.")
+    else:
+        preset = col.preset if col is not None else {}
+        bar = st.progress(0.0, text="Starting…")
+
+        def progress(stage: str, done: int, total: int) -> None:
+            bar.progress(min(done / max(total, 1), 1.0), text=f"{stage}: {done}/{total}")
+
+        try:
+            report = engine.run_eval(
+                corpus, qpath, variants=variants,
+                distractors=distractors if with_degradation else None,
+                method=preset.get("method", "minmax"), alpha=preset.get("alpha", 0.5),
+                beta=preset.get("beta", 0.2), settings=settings(), fusion_grid=with_grid,
+                progress=progress)
+        except (HiqaError, ValueError, OSError) as exc:
+            bar.empty()
+            st.error(f"The evaluation failed: {exc}")
+        else:
+            bar.empty()
+            st.session_state["eval_report"] = report
+        finally:
+            if tmp is not None:
+                tmp.unlink(missing_ok=True)
+
+report = st.session_state.get("eval_report")
+if not report:
+    st.info("Run an evaluation to see the ablation table, the degradation curve and the α/β map.")
+    st.stop()
+
+st.caption(f"{report['questions']} questions over {report['documents']} documents · "
+           f"{report.get('seconds', 0)} s · fusion {report.get('method')}, "
+           f"α = {report.get('alpha')}, β = {report.get('beta')}")
+st.subheader("Ablation (95% bootstrap CI)")
+st.dataframe(variants_rows(report), hide_index=True)
+
+if report.get("degradation"):
+    st.subheader("Degradation as the knowledge base grows")
+    metric = st.radio("Metric", ["recall@5", "mrr", "log_rank"], horizontal=True,
+                      key="degradation_metric")
+    rows = [r for r in degradation_rows(report) if r["metric"] == metric]
+    fig = px.line(rows, x="distractors", y="value", color="variant", markers=True,
+                  labels={"distractors": "documents in the knowledge base (N)", "value": metric})
+    fig.update_xaxes(type="log")
+    st.plotly_chart(fig, key="degradation_chart")
+
+grid = report.get("fusion_grid")
+if grid:
+    st.subheader("Fusion methods at the default weights")
+    st.dataframe(fusion_method_rows(report), hide_index=True)
+    st.subheader("α/β sensitivity (min-max fusion)")
+    metric = st.radio("Heat map of", ["log_rank", "recall@5", "mrr"], horizontal=True,
+                      key="grid_metric")
+    fig = engine.fusion_grid_figure(grid, metric)
+    event = st.plotly_chart(fig, key="grid_chart", on_select="rerun", selection_mode="points")
+    surface = grid["surface"]
+    points = (event.selection.points if event is not None and hasattr(event, "selection")
+              else [])
+    if points:
+        st.session_state["grid_alpha"] = float(points[0]["x"])
+        st.session_state["grid_beta"] = float(points[0]["y"])
+    st.caption("Click a cell (or pick the weights below) to try them in Chat or save them.")
+    alphas = [float(x) for x in surface["alpha"]]
+    betas = [float(x) for x in surface["beta"]]
+    a, b, c = st.columns(3)
+    alpha = a.select_slider("α", alphas, value=nearest(alphas, st.session_state.get(
+        "grid_alpha", float(report.get("alpha", 0.5)))))
+    beta = b.select_slider("β", betas, value=nearest(betas, st.session_state.get(
+        "grid_beta", float(report.get("beta", 0.2)))))
+    method = c.selectbox("Method", list(grid.get("methods") or ["minmax"]))
+    t, s = st.columns(2)
+    if t.button("Try in Chat", icon=":material/forum:"):
+        st.session_state.update({"method": method, "alpha": alpha, "beta": beta})
+        if col is not None:
+            st.session_state["chat_weights_for"] = col.name
+        st.switch_page("app_pages/chat.py")
+    if s.button("Save as the collection's preset", icon=":material/save:",
+                disabled=col is None) and guarded(
+            lambda: col.save_preset(method, alpha, beta) or True, "Saving failed"):
+        st.success(f"Saved preset for {escape_markdown(col.name)}: {method}, α = {alpha}, "
+                   f"β = {beta}.")
+
+diag = report.get("diagnostics") or {}
+if diag.get("questions"):
+    st.subheader("Wrong-document diagnostics")
+    st.caption(f"A segment of a wrong document outranked every gold segment in "
+               f"{diag.get('wrong_doc_outranked_gold', 0)} of {len(diag['questions'])} questions "
+               f"({escape_markdown(str(diag.get('variant', '')))}).")
+    st.dataframe(diagnostic_rows(report), hide_index=True)
+    if diag.get("confusions"):
+        st.markdown("**Most confused document pairs (rank 1 from the wrong document)**")
+        st.dataframe(diag["confusions"], hide_index=True)

