@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app_pages._shared import current_collection, guarded, keep, persistent, settings
-from hiqa.answer import EXTRACTIVE_NOTE, answer_stream, block_header, parse_citations
+from hiqa.answer import answer_note, answer_stream, block_header, parse_citations
 from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
 from hiqa.errors import HiqaError, LLMError
 from hiqa.fusion import FusionMethod
@@ -66,20 +66,9 @@ if st.session_state.get("chat_weights_for") != col.name:
     st.session_state["method"] = preset.get("method", DEFAULT_METHOD)
     st.session_state["alpha"] = float(preset.get("alpha", DEFAULT_ALPHA))
     st.session_state["beta"] = float(preset.get("beta", DEFAULT_BETA))
+st.session_state.setdefault("top_k", 5)
 
 with st.sidebar:
-    st.markdown("#### Ranking")
-    st.selectbox("Fusion method", METHODS, key=persistent("method", DEFAULT_METHOD),
-                 on_change=keep, args=("method",),
-                 help="How route scores are normalised before Eq. 2's weighted sum")
-    st.slider("α (dense vs BM25)", 0.0, 1.0, step=0.05, key=persistent("alpha", DEFAULT_ALPHA),
-              on_change=keep, args=("alpha",), help="1 = dense only, 0 = BM25 only")
-    beta_max = 1.0 if st.session_state["method"] == "cc" else 2.0
-    st.session_state["beta"] = min(st.session_state["beta"], beta_max)
-    st.slider("β (keyword bonus)", 0.0, beta_max, step=0.05, key=persistent("beta", DEFAULT_BETA),
-              on_change=keep, args=("beta",))
-    st.slider("Top-k", 1, 20, key=persistent("top_k", 5), on_change=keep, args=("top_k",),
-              help="Segments shown and given to the answer as context")
     docs = sorted(col.documents)
     st.session_state["scope"] = [d for d in st.session_state.get("scope", []) if d in docs]
     st.multiselect("Scope to documents", docs, key=persistent("scope", []), on_change=keep,
@@ -87,8 +76,28 @@ with st.sidebar:
     if st.button("Clear chat", icon=":material/delete_sweep:"):
         st.session_state.setdefault("chat", {})[col.name] = []
 
-weights = (st.session_state["method"], float(st.session_state["alpha"]),
-           float(st.session_state["beta"]), int(st.session_state["top_k"]))
+
+def current_weights() -> tuple[str, float, float, int]:
+    return (st.session_state["method"], float(st.session_state["alpha"]),
+            float(st.session_state["beta"]), int(st.session_state["top_k"]))
+
+
+def ranking_controls() -> None:
+    """α, β, method, top-k: each change re-fuses the cached candidates (no retrieval)."""
+    c1, c2, c3, c4 = st.columns([2, 3, 3, 2])
+    c1.selectbox("Fusion method", METHODS, key=persistent("method", DEFAULT_METHOD),
+                 on_change=keep, args=("method",),
+                 help="How route scores are normalised before Eq. 2's weighted sum")
+    c2.slider("α (dense vs BM25)", 0.0, 1.0, step=0.05, key=persistent("alpha", DEFAULT_ALPHA),
+              on_change=keep, args=("alpha",), help="1 = dense only, 0 = BM25 only")
+    beta_max = 1.0 if st.session_state["method"] == "cc" else 2.0
+    st.session_state["beta"] = min(st.session_state["beta"], beta_max)
+    c3.slider("β (keyword bonus)", 0.0, beta_max, step=0.05, key=persistent("beta", DEFAULT_BETA),
+              on_change=keep, args=("beta",))
+    c4.slider("Top-k", 1, 20, key=persistent("top_k", 5), on_change=keep, args=("top_k",),
+              help="Segments shown and given to the answer as context")
+
+
 history: list[dict[str, Any]] = st.session_state.setdefault("chat", {}).setdefault(col.name, [])
 
 
@@ -113,8 +122,15 @@ def show_answer(turn: dict[str, Any], index: int) -> None:
     show_sources(turn, index)
 
 
+@st.fragment
 def show_evidence(turn: dict[str, Any]) -> None:
-    """The latest question's candidates re-fused with the current controls (no new retrieval)."""
+    """The latest question's candidates re-fused with the current controls (no new retrieval).
+
+    A fragment: moving a control reruns only this panel, not the chat history and the shell.
+    """
+    st.subheader("Retrieved segments")
+    ranking_controls()
+    weights = current_weights()
     result = turn["result"]
     method, alpha, beta, k = weights
     try:
@@ -127,7 +143,6 @@ def show_evidence(turn: dict[str, Any]) -> None:
     if view["weights"] != weights:
         view.update(previous=view["order"], order=ids, weights=weights)
     moves = rank_moves(view["previous"], ids)
-    st.subheader("Retrieved segments")
     st.caption(f"{len(result.candidates)} candidates re-fused with {method}, α = {alpha:.2f}, "
                f"β = {beta:.2f}, top {k}; {moved_count(moves)} moved since the last change. "
                f"Retrieval took {sum(result.timings.values()) * 1000:.0f} ms.")
@@ -167,7 +182,7 @@ if question:
         with st.spinner("Retrieving…"):
             result = guarded(lambda: col.retrieve(question, doc_ids=scope), "Retrieval failed")
         if result is not None:
-            method, alpha, beta, k = weights
+            method, alpha, beta, k = current_weights()
             context = [h.segment for h in result.rank(method, alpha, beta, k)]
             turn = {"question": question, "result": result, "context": context, "answer": "",
                     "note": "", "error": ""}
@@ -182,16 +197,9 @@ if question:
                     turn["answer"] += piece
                     placeholder.markdown(render_answer(turn["answer"], len(context),
                                                        len(history)) + " ▌")
-                if client is None:
-                    turn["note"] = EXTRACTIVE_NOTE
-                else:
-                    valid, invalid = parse_citations(turn["answer"], len(context))
-                    turn["note"] = f"Answered by {client.model} from {len(context)} blocks."
-                    if invalid:
-                        turn["note"] += (" Citations " + ", ".join(f"[{n}]" for n in invalid)
-                                         + " match no context block.")
-                    elif not valid:
-                        turn["note"] += " The answer cites no block; check it against the evidence."
+                valid, invalid = parse_citations(turn["answer"], len(context))
+                turn["note"] = answer_note("llm" if client else "extractive", client,
+                                           len(context), valid, invalid)
             except HiqaError as exc:
                 turn["error"] = (f"The answer could not be generated: {exc}. The retrieved "
                                  "evidence is below.")
@@ -202,6 +210,8 @@ if question:
 if history:
     st.divider()
     show_evidence(history[-1])
-elif not question:
-    st.info("Ask a question below. The answer cites numbered segments; the evidence table and "
-            "score chart let you re-weight the routes without searching again.")
+else:
+    ranking_controls()  # set the weights before the first question
+    if not question:
+        st.info("Ask a question below. The answer cites numbered segments; the evidence table and "
+                "score chart let you re-weight the routes without searching again.")

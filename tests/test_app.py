@@ -126,7 +126,7 @@ def test_chat_streams_llm_answer_and_checks_citations(app, monkeypatch):
         assert server.requests and "[1] wc(1)" in server.requests[0]["messages"][1]["content"]
     answer = texts(at.chat_message[1].markdown)
     assert "[\\[1\\]](#source-0-1)" in answer and "\\[9?\\]" in answer
-    assert "match no context block" in texts(at.caption)
+    assert "do not match any context block" in texts(at.caption)
 
 
 @pytest.mark.parametrize("kind", ["http500", "timeout", "dead"])
