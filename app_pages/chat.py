@@ -26,9 +26,9 @@ from hiqa.ui_helpers import (
 METHODS = [m.value for m in FusionMethod]
 ROUTE_COLOURS = {"dense": "#4C78A8", "bm25": "#F58518", "keyword": "#54A24B"}
 
+st.title("Chat")  # first, so the page shows before the collection opens
 col = current_collection()
 assert col is not None
-st.title("Chat")
 st.caption(f"Collection **{escape_markdown(col.name)}** · {len(col.documents)} documents · "
            f"{len(col)} segments")
 

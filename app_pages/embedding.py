@@ -19,9 +19,9 @@ from hiqa.projection import (
 )
 from hiqa.ui_helpers import escape_markdown, projection_cache_path, section_key, segment_label
 
+st.title("Embedding space")  # first, so the page shows before the collection opens
 col = current_collection()
 assert col is not None
-st.title("Embedding space")
 st.caption("Each point is a segment. Left: its text alone (`content` vector); right: with the "
            "cascaded path (HCA, `hca` vector). HCA should pull each document's segments together "
            "and apart from the homologous sections of sibling documents.")

@@ -15,9 +15,9 @@ from hiqa.ui_helpers import (
     tree_label,
 )
 
+st.title("Segments")  # first, so the page shows before the collection opens
 col = current_collection()
 assert col is not None
-st.title("Segments")
 
 
 @st.cache_data(show_spinner="Loading segments…", max_entries=8)
