@@ -21,6 +21,7 @@ from hiqa.collection import Collection, check_name
 from hiqa.embed import EmbedderName
 from hiqa.errors import HiqaError
 from hiqa.formats import SUPPORTED_EXTENSIONS
+from hiqa.llm_ingest import add_llm_keywords, cached_llm, format_step
 from hiqa.segment import Strategy
 from hiqa.ui_helpers import (
     escape_markdown,
@@ -70,15 +71,28 @@ class StageProgress:
                              hide_index=True)
 
 
-def run_ingest(col: Collection, paths: list[Path], root: Path) -> list | None:
+def run_ingest(col: Collection, paths: list[Path], root: Path, llm_format: str = "auto",
+               llm_keywords: bool = False) -> list | None:
     progress = StageProgress(len(paths))
+    notes: list[str] = []
     try:
-        results = col.ingest(paths, root=root, progress=progress)
+        llm = cached_llm(s) if llm_format != "never" or llm_keywords else None
+        if llm is None and (llm_format == "always" or llm_keywords):
+            raise HiqaError("the LLM formatter 'always' and LLM keywords need an endpoint: set "
+                            "HIQA_LLM_BASE_URL and HIQA_LLM_MODEL")
+        prepare = format_step(llm_format, llm, report=notes.append)
+        results = col.ingest(paths, root=root, progress=progress, prepare=prepare)
+        if llm_keywords and llm is not None:
+            done = [r.doc_id for r in results if r.status != "failed"]
+            with st.spinner("Asking the LLM for document keywords…"):
+                add_llm_keywords(col, done, llm)
     except HiqaError as exc:
         progress.bar.empty()
         st.error(f"Ingest failed: {exc}")
         return None
     progress.bar.progress(1.0, text="Done")
+    for note in notes:
+        st.caption("LLM formatter: " + escape_markdown(note))
     return results
 
 
@@ -115,6 +129,14 @@ with st.form("ingest"):
                                index=[e.value for e in EmbedderName].index(s.embedder)
                                if s.embedder in [e.value for e in EmbedderName] else 0,
                                help="Fixed for a collection once created")
+    llm_left, llm_right = st.columns(2)
+    llm_format = llm_left.selectbox(
+        "LLM formatter", ["auto", "always", "never"],
+        help="Repair the heading structure with the LLM endpoint: auto = only documents whose "
+             "structure looks wrong, and only when HIQA_LLM_BASE_URL is set")
+    llm_keywords = llm_right.checkbox(
+        "LLM keywords", help="Also ask the LLM endpoint for each document's identifiers and "
+                             "aliases (keyword bonus, source 'llm')")
     uploads = st.file_uploader("Upload files", accept_multiple_files=True,
                                type=sorted(e.lstrip(".") for e in SUPPORTED_EXTENSIONS))
     folder = st.text_input("…or a folder on the server", placeholder="/path/to/documents",
@@ -150,7 +172,7 @@ if submitted:
             staged = guarded(lambda: stage_uploads(root, [(f.name, f.getvalue()) for f in uploads]),
                              "Saving the uploads failed")
             if staged is not None:
-                results = run_ingest(col, [x.path for x in staged], root)
+                results = run_ingest(col, [x.path for x in staged], root, llm_format, llm_keywords)
                 failed = [r.doc_id for r in results or [] if r.status == "failed"]
                 settle_uploads(staged, failed if results is not None
                                else [x.path.name for x in staged], root)
@@ -162,7 +184,7 @@ if submitted:
             if not path.is_dir():
                 st.error(f"Folder not found: {path}")
             else:
-                more = run_ingest(col, [path], path)
+                more = run_ingest(col, [path], path, llm_format, llm_keywords)
                 results = (results or []) + (more or [])
         if results is not None:
             st.session_state["ingest_results"] = results

@@ -281,3 +281,34 @@ def test_evaluate_page_bad_questions_path_is_a_message(app):
     by_label(at.text_input, "Questions JSONL").set_value("/no/such.jsonl")
     by_label(at.button, "Run evaluation").click().run()
     assert "questions JSONL" in texts(at.error)
+
+
+def test_ingest_with_llm_keywords_from_the_local_model_server(app, data_dir, llm_server,
+                                                            monkeypatch):
+    from llm_server import MODEL_ALIAS
+
+    monkeypatch.setenv("HIQA_LLM_BASE_URL", llm_server)
+    monkeypatch.setenv("HIQA_LLM_MODEL", MODEL_ALIAS)
+    monkeypatch.setenv("HIQA_LLM_TIMEOUT", "120")
+    at = app.switch_page("app_pages/ingest.py").run()
+    by_label(at.selectbox, "Into collection").set_value("➕ New collection…")
+    by_label(at.text_input, "New collection name").set_value("llmkw")
+    at.file_uploader[0].upload("ads1115.md", b"# ADS1115 Datasheet\n\n## Features\n\n"
+                                            b"The ADS1115 is a 16-bit ADC from Texas Instruments.\n")
+    next(c for c in at.checkbox if c.label == "LLM keywords").check()
+    by_label(at.button, "Ingest").click().run(timeout=300)
+    assert not at.exception, at.exception
+    record = Collection("llmkw", Settings(data_dir=data_dir)).documents["ads1115.md"]
+    assert "llm" in record["keywords"]  # the model was asked; its answer is stored by source
+
+
+def test_ingest_llm_always_without_endpoint_is_a_message(app, monkeypatch):
+    monkeypatch.delenv("HIQA_LLM_BASE_URL", raising=False)
+    at = app.switch_page("app_pages/ingest.py").run()
+    by_label(at.selectbox, "Into collection").set_value("➕ New collection…")
+    by_label(at.text_input, "New collection name").set_value("llmfail")
+    at.file_uploader[0].upload("a.md", b"# A\n\n## B\n\ntext\n")
+    by_label(at.selectbox, "LLM formatter").set_value("always")
+    by_label(at.button, "Ingest").click().run()
+    assert not at.exception
+    assert "need an endpoint" in texts(at.error)
