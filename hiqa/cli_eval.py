@@ -11,7 +11,7 @@ from .cli_index import settings_of
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from .evaluate import DEFAULT_DISTRACTORS, fusion_grid_figure, format_report, run_eval
+    from .evaluate import DEFAULT_DISTRACTORS, format_report, fusion_grid_figure, run_eval
 
     variants = [v.strip() for v in args.variants.split(",")] if args.variants else None
     distractors = None

@@ -37,8 +37,13 @@ from qdrant_client import models
 
 from .errors import CollectionError, DocumentError, HiqaError, IngestBusyError, QueryError
 from .fusion import Candidates, FusionMethod, Ranking, fuse
-from .keywords import (extract_keywords, load_lexicon, normalize_keyword, normalized_keywords,
-                       query_phrases)
+from .keywords import (
+    extract_keywords,
+    load_lexicon,
+    normalize_keyword,
+    normalized_keywords,
+    query_phrases,
+)
 from .lexical import LexicalIndex
 from .model import Document, Segment
 from .segment import Strategy, segment_document
@@ -210,7 +215,7 @@ class Collection:
             self._check_dimension()
         if is_local(self.settings):
             tune_local_storage(self.client, self.qdrant_name)
-        self._derived: tuple[str, LexicalIndex, "_Mirror | None"] | None = None
+        self._derived: tuple[str, LexicalIndex, _Mirror | None] | None = None
 
     # ----------------------------------------------------------------- metadata
     @property
@@ -333,7 +338,7 @@ class Collection:
             replaced: list[tuple[str, str]] = []
             last_commit = time.monotonic()
             seen = {m["hash"]: d for d, m in self.meta["documents"].items()}
-            for n, (path, doc_id) in enumerate(files):
+            for path, doc_id in files:
                 t0 = time.perf_counter()
                 try:
                     version = file_hash(path)
@@ -589,7 +594,7 @@ class Collection:
     def _cache_key(self) -> str:
         return f"{self.settings.qdrant_url or self.settings.data_dir.resolve()}::{self.name}"
 
-    def _load_derived(self, force: bool = False) -> tuple[LexicalIndex, "_Mirror | None"]:
+    def _load_derived(self, force: bool = False) -> tuple[LexicalIndex, _Mirror | None]:
         gen = self.meta["generation"]
         cached = _DERIVED_CACHE.get(self._cache_key)
         if cached and cached[0] == gen and not force:
@@ -809,7 +814,7 @@ class _Mirror:
         os.replace(tmp, path)
 
     @classmethod
-    def load(cls, path: Path, generation: str) -> "_Mirror | None":
+    def load(cls, path: Path, generation: str) -> _Mirror | None:
         try:
             with np.load(path, allow_pickle=False) as z:
                 if str(z["generation"]) != generation:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence

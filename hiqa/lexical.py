@@ -37,7 +37,7 @@ class LexicalIndex:
 
     @classmethod
     def build(cls, ids: Sequence[str], texts: Sequence[str],
-              doc_ids: Sequence[str] | None = None) -> "LexicalIndex":
+              doc_ids: Sequence[str] | None = None) -> LexicalIndex:
         """Index ``texts``; ``doc_ids`` (aligned) lets queries be scoped to documents."""
         if not ids:
             return cls([], None, [])
@@ -76,7 +76,7 @@ class LexicalIndex:
         tmp.rmdir()
 
     @classmethod
-    def load(cls, directory: Path, generation: str) -> "LexicalIndex | None":
+    def load(cls, directory: Path, generation: str) -> LexicalIndex | None:
         """The saved index if it was built for ``generation``; ``None`` if missing or stale."""
         meta = directory / "ids.json"
         try:

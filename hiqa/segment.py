@@ -50,7 +50,7 @@ class Strategy(str, Enum):
     HCA = "hca"
 
     @classmethod
-    def from_str(cls, value: "str | Strategy") -> "Strategy":
+    def from_str(cls, value: str | Strategy) -> Strategy:
         if isinstance(value, Strategy):
             return value
         try:
@@ -86,7 +86,7 @@ def table_embed_text(block: Block) -> str:
 
 def segment_document(
     doc: Document,
-    strategy: "str | Strategy" = Strategy.HCA,
+    strategy: str | Strategy = Strategy.HCA,
     *,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     fixed_tokens: int = DEFAULT_FIXED_TOKENS,

@@ -31,7 +31,7 @@ class Settings:
         default_factory=lambda: Path(v) if (v := _env("HIQA_CACHE_DIR")) else None
     )
 
-    def with_data_dir(self, data_dir: str | os.PathLike[str] | None) -> "Settings":
+    def with_data_dir(self, data_dir: str | os.PathLike[str] | None) -> Settings:
         if data_dir is None:
             return self
         from dataclasses import replace

@@ -7,8 +7,16 @@ import pytest
 
 from hiqa.cli import main
 from hiqa.errors import HiqaError
-from hiqa.evaluate import (VARIANTS, GoldJudge, Question, Gold, load_questions, path_matches,
-                           run_eval, sample_kb)
+from hiqa.evaluate import (
+    VARIANTS,
+    Gold,
+    GoldJudge,
+    Question,
+    load_questions,
+    path_matches,
+    run_eval,
+    sample_kb,
+)
 from hiqa.formats import load_document
 from hiqa.segment import segment_document
 

@@ -98,7 +98,7 @@ def test_markdown_spans_cover_canonical_text(tmp_path):
 def test_markdown_tables_and_caption(tmp_path):
     text = "# T\n\nTable 1: Pin functions\n| Pin | Name |\n|-----|------|\n| 1 | VCC |\n| 2 | GND |\n\nAfter.\n"
     doc = load_document(write(tmp_path, "t.md", text))
-    table = [b for s in doc.sections for b in s.blocks if b.kind == "table"][0]
+    table = next(b for s in doc.sections for b in s.blocks if b.kind == "table")
     assert table.caption == "Table 1: Pin functions"
     assert table.rows == (("Pin", "Name"), ("1", "VCC"), ("2", "GND"))
     assert "| 2 | GND |" in doc.markdown
@@ -125,7 +125,7 @@ def test_plain_text_headings(tmp_path):
     heads = [(h.level, h.title) for h in doc.headings]
     assert heads == [(1, "ACME WIDGET MANUAL"), (1, "1 Overview"), (2, "1.1 Scope"),
                      (1, "2 Installation")]
-    scope = [s for s in doc.sections if s.title == "1.1 Scope"][0]
+    scope = next(s for s in doc.sections if s.title == "1.1 Scope")
     assert "1. Open the lid" in scope.body  # a numbered sentence is not a heading
 
 
@@ -142,7 +142,7 @@ def test_html_headings_tables_and_navigation(tmp_path):
     assert doc.title == "CREATE INDEX"
     assert [(h.level, h.title) for h in doc.headings] == [(1, "CREATE INDEX"), (2, "Parameters")]
     params = doc.sections[-1]
-    table = [b for b in params.blocks if b.kind == "table"][0]
+    table = next(b for b in params.blocks if b.kind == "table")
     assert table.caption == "Table 2. Options"
     assert table.rows[1] == ("fillfactor", "90")
     assert "CONCURRENTLY" in params.body and "Navigation junk" not in doc.markdown

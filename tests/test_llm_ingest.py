@@ -1,10 +1,11 @@
 """The LLM options of ``hiqa ingest`` against the real local model server."""
 from __future__ import annotations
 
+from llm_server import MODEL_ALIAS
+
+from hiqa import store
 from hiqa.cli import main
 from hiqa.collection import Collection
-from hiqa import store
-from llm_server import MODEL_ALIAS
 
 
 def test_ingest_with_llm_keywords_and_format(settings, corpus, llm_server, monkeypatch, capsys):

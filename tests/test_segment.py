@@ -45,14 +45,14 @@ Table 3: Pin functions
 
 def test_hca_segments_carry_full_path(doc):
     segs = segment_document(doc, "hca")
-    overview = [s for s in segs if s.path[-1] == "7.1 Overview"][0]
+    overview = next(s for s in segs if s.path[-1] == "7.1 Overview")
     assert overview.path == ("ADC12QJ1600 Datasheet", "7 Detailed Description", "7.1 Overview")
     assert overview.augmented_text == (
         "ADC12QJ1600 Datasheet > 7 Detailed Description > 7.1 Overview\n\nShort overview."
     )
     assert overview.text == "Short overview."
     # the H1 that repeats the document title is not repeated in the path
-    top = [s for s in segs if s.text == "Preface."][0]
+    top = next(s for s in segs if s.text == "Preface.")
     assert top.path == ("ADC12QJ1600 Datasheet",) and top.level == 1
 
 
@@ -77,20 +77,20 @@ def test_heading_only_sections(doc):
     titles = [s.path[-1] for s in segs]
     assert "7 Detailed Description" not in titles  # has children: its title lives in their paths
     assert "8 Electrical Characteristics" in titles  # a heading-only leaf is kept
-    leaf = [s for s in segs if s.path[-1] == "10 Empty Leaf"][0]
+    leaf = next(s for s in segs if s.path[-1] == "10 Empty Leaf")
     assert leaf.text == "10 Empty Leaf"
 
 
 def test_tables_embed_caption_header_first_column(doc):
     segs = segment_document(doc, "hca")
-    table = [s for s in segs if s.is_table][0]
+    table = next(s for s in segs if s.is_table)
     assert "| 2 | VA11 | 1.1 V supply |" in table.text and table.text.startswith("Table 3")
     body = table.augmented_text.split("\n\n", 1)[1]
     assert body == "Table 3: Pin functions\nPin | Name | Description\n1, 2"
     assert "Analog ground" not in table.augmented_text  # values stay out of the embedding
-    full = [s for s in segment_document(doc, "hca", table_text="full") if s.is_table][0]
+    full = next(s for s in segment_document(doc, "hca", table_text="full") if s.is_table)
     assert "Analog ground" in full.augmented_text
-    block = [b for s in doc.sections for b in s.blocks if b.kind == "table"][0]
+    block = next(b for s in doc.sections for b in s.blocks if b.kind == "table")
     assert table_embed_text(block).startswith("Table 3: Pin functions")
 
 
@@ -98,7 +98,7 @@ def test_strategies(doc):
     hca = {s.order: s for s in segment_document(doc, "hca") if s.piece == 0}
     sec = {s.order: s for s in segment_document(doc, Strategy.SECTION) if s.piece == 0}
     title = {s.order: s for s in segment_document(doc, "title") if s.piece == 0}
-    o = [k for k, s in hca.items() if s.path[-1] == "7.1 Overview"][0]
+    o = next(k for k, s in hca.items() if s.path[-1] == "7.1 Overview")
     assert sec[o].augmented_text == "Short overview."
     assert title[o].augmented_text == "7.1 Overview\n\nShort overview."
     assert sec[o].path == hca[o].path  # path kept in payload for evaluation, not in the text

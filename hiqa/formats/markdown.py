@@ -15,14 +15,13 @@ _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _TABLE_DELIM = re.compile(r"^ {0,3}\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
-_CAPTION = re.compile(r"^(table|tab\.)\s*[\w.-]*\s*[:.\-–]", re.I)
+_CAPTION = re.compile(r"^(table|tab\.)\s*[\w.-]*\s*[:.\-–]", re.IGNORECASE)
 
 
 def split_row(line: str) -> tuple[str, ...]:
     """Cells of a pipe-table row (escaped pipes ``\\|`` stay inside their cell)."""
     s = line.strip()
-    if s.startswith("|"):
-        s = s[1:]
+    s = s.removeprefix("|")
     if s.endswith("|") and not s.endswith("\\|"):
         s = s[:-1]
     return tuple(c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", s))

@@ -15,7 +15,9 @@ from ..model import Block, Document, Heading
 from ..structure import Event, build_document
 
 _NUMBERED = re.compile(r"^((?:\d+|[A-Z])(?:\.\d+)*)\.?\s+(\S.{0,78})$")
-_CHAPTER = re.compile(r"^(chapter|part|appendix|section)\s+([0-9IVXLC]+|[A-Z])\b[.:]?\s*(.*)$", re.I)
+_CHAPTER = re.compile(
+    r"^(chapter|part|appendix|section)\s+([0-9IVXLC]+|[A-Z])\b[.:]?\s*(.*)$", re.IGNORECASE
+)
 _CAPS = re.compile(r"^[^a-z]*[A-Z][^a-z]*[A-Z][^a-z]*$")
 _UNDERLINE = re.compile(r"^\s*(={3,}|-{3,})\s*$")
 
