@@ -3,7 +3,8 @@
 Starts the app on a free localhost port with an empty data dir, waits for the demo collection to
 be built, asks a question, checks the cited answer, moves the α slider and checks the ranking
 changes, and opens every page (both embedding plots must render).  Screenshots go to
-``test-artifacts/`` and are copied to ``docs/screenshots/`` for the README.
+``test-artifacts/``; with ``HIQA_UPDATE_SCREENSHOTS=1`` they are also copied to
+``docs/screenshots/`` for the README.
 
 To stay lean the demo is built from 4 of its 40 pages (``HIQA_DEMO_DIR`` points at a copy);
 ``HIQA_E2E_FULL_DEMO=1`` uses the whole demo.  Skipped when Chromium or Playwright is missing.
@@ -33,6 +34,8 @@ DEMO_PAGES = ["sql-dropindex.html", "sql-dropmaterializedview.html",
 QUESTION = "What does CONCURRENTLY do when dropping an index?"
 BUILD_TIMEOUT_MS = 300_000
 
+if os.environ.get("CI") and not CHROMIUM.exists():
+    raise RuntimeError(f"CI must install Debian's chromium ({CHROMIUM}); see scripts/test.sh")
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
 
@@ -111,7 +114,8 @@ def shot(page, name: str) -> None:
     page.wait_for_timeout(300)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
-    shutil.copy(path, SCREENSHOTS / path.name)
+    if os.environ.get("HIQA_UPDATE_SCREENSHOTS"):  # refresh the README's copies on request
+        shutil.copy(path, SCREENSHOTS / path.name)
 
 
 def settle(page) -> None:
