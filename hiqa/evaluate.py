@@ -183,6 +183,21 @@ def score_result(res: SearchResult, q: Question, judge: GoldJudge, method: str, 
     return _Scored(ordered, ranks, n_segments)
 
 
+def score_variants(res: SearchResult, q: Question, judge: GoldJudge, strategy: str,
+                   names: Sequence[str], method: str, alpha: float, beta: float,
+                   n_segments: int, n_gold: int) -> dict[str, _Scored]:
+    """One retrieval, fused the way each requested variant of ``strategy`` fuses it."""
+    out = {}
+    for v in names:
+        v_strategy, routes = VARIANTS[v]
+        if v_strategy != strategy:
+            continue
+        a, b = fusion_weights(routes, alpha, beta)
+        m = method if routes == "full" else "minmax"
+        out[v] = score_result(res, q, judge, m, a, b, n_segments, n_gold)
+    return out
+
+
 def _metric_row(scored: Sequence[_Scored], gamma: float = 1.0) -> dict[str, float]:
     def mean(f: Callable[[_Scored], float]) -> float:
         return float(np.mean([f(s) for s in scored])) if scored else 0.0
@@ -322,12 +337,8 @@ def run_eval(
         for q in ev.questions:
             res = ev.retrieve(strategy, q, None)
             n_gold = ev.n_gold(strategy, q, judge)
-            for v in names:
-                if VARIANTS[v][0] != strategy:
-                    continue
-                a, b = fusion_weights(VARIANTS[v][1], alpha, beta)
-                m = "minmax" if VARIANTS[v][1] != "full" else method
-                sc = score_result(res, q, judge, m, a, b, n_all, n_gold)
+            for v, sc in score_variants(res, q, judge, strategy, names, method, alpha, beta,
+                                        n_all, n_gold).items():
                 per_q[v].append(sc)
                 if dump_rankings:
                     dumps[v].append({"id": q.id, "ranking": [
@@ -387,12 +398,9 @@ def _degradation(ev: Evaluator, names: Sequence[str], judge: GoldJudge,
                 res = ev.retrieve(strategy, q, kb)
                 n_seg = ev.kb_size(strategy, kb)
                 n_gold = ev.n_gold(strategy, q, judge)
-                for v in names:
-                    if VARIANTS[v][0] != strategy:
-                        continue
-                    a, b = fusion_weights(VARIANTS[v][1], alpha, beta)
-                    m = "minmax" if VARIANTS[v][1] != "full" else method
-                    scored[v].append(score_result(res, q, judge, m, a, b, n_seg, n_gold))
+                for v, sc in score_variants(res, q, judge, strategy, names, method, alpha, beta,
+                                            n_seg, n_gold).items():
+                    scored[v].append(sc)
                 done += 1
                 ev.progress(f"degradation N={n}", done, total)
         for v in names:
