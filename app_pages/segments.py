@@ -77,7 +77,9 @@ with detail_col:
     m2.metric("Pages", pages_label(seg.pages) or "–")
     m3.metric("Part", seg.piece + 1)
     m4.metric("Table", "yes" if seg.is_table else "no")
-    st.markdown("**Keywords:** " + (escape_markdown(", ".join(seg.keywords)) or "none"))
+    tagged = col.keyword_sources(seg.doc_id)
+    st.markdown("**Document keywords:** " + (", ".join(
+        f"{escape_markdown(k.text)} *({'/'.join(k.sources)})*" for k in tagged) or "none"))
     raw, augmented, markdown = st.tabs(["Raw text", "Augmented text (embedded)",
                                         "Canonical Markdown"])
     with raw:

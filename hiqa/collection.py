@@ -38,9 +38,10 @@ from qdrant_client import models
 from .errors import CollectionError, DocumentError, HiqaError, IngestBusyError, QueryError
 from .fusion import Candidates, FusionMethod, Ranking, fuse
 from .keywords import (
+    Keyword,
     extract_keywords,
     load_lexicon,
-    normalize_keyword,
+    merge_keywords,
     normalized_keywords,
     query_phrases,
 )
@@ -545,6 +546,10 @@ class Collection:
         record = self.meta["documents"].get(doc_id, {})
         return _merge_keywords(record.get("keywords", {}))
 
+    def keyword_sources(self, doc_id: str) -> tuple[Keyword, ...]:
+        """The document's keywords with where each came from (rule / lexicon / llm)."""
+        return keyword_sources(self.meta["documents"].get(doc_id, {}).get("keywords", {}))
+
     def _normalized_keywords(self, doc_id: str) -> frozenset[str]:
         """The document's keywords, normalised once per registry generation (hot path)."""
         gen = self.meta["generation"]
@@ -866,13 +871,13 @@ def segment_from_payload(point_id: str, p: dict[str, Any]) -> Segment:
 
 
 def _merge_keywords(sources: dict[str, Sequence[str]]) -> tuple[str, ...]:
-    seen: dict[str, str] = {}
-    for source in ("lexicon", "rule", "llm"):
-        for kw in sources.get(source, ()):
-            key = normalize_keyword(kw)
-            if key and key not in seen:
-                seen[key] = kw
-    return tuple(seen.values())
+    return tuple(k.text for k in keyword_sources(sources))
+
+
+def keyword_sources(sources: dict[str, Sequence[str]]) -> tuple[Keyword, ...]:
+    """A registry record's keywords merged across rule / lexicon / llm, each with its sources."""
+    return merge_keywords(sources.get("rule", ()), sources.get("lexicon", ()),
+                          sources.get("llm", ()))
 
 
 def _top_k(scores: np.ndarray, k: int) -> list[int]:

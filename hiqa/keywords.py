@@ -19,6 +19,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from hiqa.errors import HiqaError
@@ -301,3 +302,73 @@ def load_lexicon(path: str | Path) -> tuple[dict[str, tuple[str, ...]], list[str
             f"first problem: {warnings[0]}"
         )
     return {doc: tuple(words.values()) for doc, words in lexicon.items()}, warnings
+
+
+KEYWORD_SOURCES = ("rule", "lexicon", "llm")
+_EDGE = "\"'`“”‘’«»,.;:!?*_"
+_OPEN, _CLOSE = "([{<", ")]}>"
+
+
+@dataclass(frozen=True)
+class Keyword:
+    """A keyword as first written, its normal form (the match key) and its sources.
+
+    ``sources`` is a subset of ``KEYWORD_SOURCES`` in that order.
+    """
+
+    text: str
+    key: str
+    sources: tuple[str, ...]
+
+
+def clean_keyword(text: str) -> str:
+    """NFKC, single-spaced, without surrounding quotes, punctuation or unpaired brackets.
+
+    Case and inner punctuation are kept for display ("v2.1", "C++", "CA-IS3722HS"), and so is
+    a bracket that closes one inside the keyword ("open(2)").
+    """
+    text = " ".join(unicodedata.normalize("NFKC", text).split())
+    while True:
+        before = text
+        text = text.strip(_EDGE + " ")
+        if text[:1] in _OPEN and not any(c in text for c in _CLOSE):
+            text = text[1:]
+        if text[-1:] in _CLOSE and not any(c in text for c in _OPEN):
+            text = text[:-1]
+        if _encloses(text):
+            text = text[1:-1]
+        if text == before:
+            return text
+
+
+def _encloses(text: str) -> bool:
+    """``text`` is one bracketed group, e.g. "(CA-IS3722HS)" but not "(a) or (b)"."""
+    if len(text) < 2 or text[0] not in _OPEN or text[-1] != _CLOSE[_OPEN.index(text[0])]:
+        return False
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch == text[0]) - (ch == text[-1])
+        if depth == 0 and i < len(text) - 1:
+            return False
+    return True
+
+
+def merge_keywords(
+    rule: Iterable[str] = (), lexicon: Iterable[str] = (), llm: Iterable[str] = ()
+) -> tuple[Keyword, ...]:
+    """One list from the three sources, deduplicated by ``normalize_keyword``.
+
+    Each keyword keeps the spelling it was first seen with and is tagged with every source
+    that produced it.  Order: first appearance, reading rule, then lexicon, then LLM keywords.
+    """
+    merged: dict[str, tuple[str, list[str]]] = {}
+    for name, words in zip(KEYWORD_SOURCES, (rule, lexicon, llm)):
+        for word in words:
+            text = clean_keyword(word)
+            key = normalize_keyword(text)
+            if not key:
+                continue
+            tags = merged.setdefault(key, (text, []))[1]
+            if name not in tags:
+                tags.append(name)
+    return tuple(Keyword(text, key, tuple(tags)) for key, (text, tags) in merged.items())

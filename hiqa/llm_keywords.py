@@ -5,26 +5,22 @@ few identifiers: model numbers, product names, versions, command names, abbrevia
 rule-based extractor and the expert lexicon find most of them; ``llm_keywords`` asks the model
 for those in the title (and optionally the first page).  The reply is parsed line by line,
 cleaned, and only kept where it is grounded in the text it was made from, so a small model's
-inventions do not become retrieval keys.  ``merge_keywords`` joins the three sets, deduplicated
-by ``hiqa.keywords.normalize_keyword`` (the rule-based matcher's normal form), and records
-where each keyword came from, for display as rule / lexicon / llm.
+inventions do not become retrieval keys.  ``hiqa.keywords.merge_keywords`` joins the three
+sets and records where each keyword came from, for display as rule / lexicon / llm.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
-from dataclasses import dataclass
 
-from .keywords import normalize_keyword
+from .keywords import clean_keyword, normalize_keyword
 from .llm import ChatModel
 
 MAX_KEYWORDS = 15
 MAX_WORDS = 5
 MAX_CHARS = 60
 FIRST_PAGE_CHARS = 2000
-KEYWORD_SOURCES = ("rule", "lexicon", "llm")
 
 SYSTEM_PROMPT = (
     "You extract search keywords from the start of a technical document. List the salient "
@@ -36,29 +32,7 @@ SYSTEM_PROMPT = (
 
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\d+[.)]|[a-z][.)])\s+", re.IGNORECASE)
 _LABEL = re.compile(r"^\s*(?:keywords?|identifiers?|aliases?)\s*:\s*", re.IGNORECASE)
-_EDGE = "\"'`“”‘’«»()[]{}<>,.;:!?*_"
 _TOKEN = re.compile(r"[^\W_]+")
-
-
-@dataclass(frozen=True)
-class Keyword:
-    """A keyword as first written, its normal form (the match key) and its sources.
-
-    ``sources`` is a subset of ``KEYWORD_SOURCES`` in that order.
-    """
-
-    text: str
-    key: str
-    sources: tuple[str, ...]
-
-
-def clean_keyword(text: str) -> str:
-    """NFKC, single-spaced, without surrounding quotes, brackets or punctuation.
-
-    Case and inner punctuation are kept for display ("v2.1", "C++", "CA-IS3722HS").
-    """
-    text = " ".join(unicodedata.normalize("NFKC", text).split())
-    return text.strip(_EDGE + " ")
 
 
 def keyword_messages(title: str, first_page: str = "") -> list[dict[str, str]]:
@@ -108,24 +82,3 @@ def llm_keywords(title: str, first_page: str, llm: ChatModel) -> tuple[str, ...]
         return ()
     reply = llm.complete(keyword_messages(title, first_page), max_tokens=128)
     return parse_keywords(reply, f"{title}\n{first_page[:FIRST_PAGE_CHARS]}")
-
-
-def merge_keywords(
-    rule: Iterable[str] = (), lexicon: Iterable[str] = (), llm: Iterable[str] = ()
-) -> tuple[Keyword, ...]:
-    """One list from the three sources, deduplicated by ``normalize_keyword``.
-
-    Each keyword keeps the spelling it was first seen with and is tagged with every source
-    that produced it.  Order: first appearance, reading rule, then lexicon, then LLM keywords.
-    """
-    merged: dict[str, tuple[str, list[str]]] = {}
-    for name, words in zip(KEYWORD_SOURCES, (rule, lexicon, llm)):
-        for word in words:
-            text = clean_keyword(word)
-            key = normalize_keyword(text)
-            if not key:
-                continue
-            tags = merged.setdefault(key, (text, []))[1]
-            if name not in tags:
-                tags.append(name)
-    return tuple(Keyword(text, key, tuple(tags)) for key, (text, tags) in merged.items())

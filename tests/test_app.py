@@ -158,6 +158,7 @@ def test_segments_page_tree_details_and_filters(app):
     assert not at.exception
     assert any("--follow" in c.value for c in at.code)  # raw text
     assert any("OPTIONS" in c.value and "--follow" in c.value for c in at.code)  # augmented
+    assert "tail\\(1\\) *(rule)*" in texts(at.markdown)  # document keywords with their source
     by_label(at.text_input, "Path contains").set_value("name")
     by_label(at.button, "Apply").click().run()
     assert not at.exception

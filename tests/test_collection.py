@@ -140,6 +140,8 @@ def test_lexicon_bad_rows_and_bonus(settings, corpus, tmp_path):
     hit = col.search("which prefix printer shows 5 lines", k=1, beta=1.0)[0]
     assert hit.segment.doc_id == "head.1.md" and hit.raw["matches"] == 1
     assert "prefix printer" in hit.segment.keywords  # payload updated without re-embedding
+    sources = {k.text: k.sources for k in col.keyword_sources("head.1.md")}
+    assert sources["prefix printer"] == ("lexicon",) and sources["head"] == ("rule",)
 
 
 def test_remove_document_and_rebuild_derived(settings, corpus):

@@ -169,3 +169,13 @@ def test_load_lexicon_rejects_non_csv(tmp_path: Path, content: bytes, message: s
 def test_load_lexicon_missing_file(tmp_path: Path) -> None:
     with pytest.raises(HiqaError, match="cannot read expert lexicon"):
         load_lexicon(tmp_path / "missing.csv")
+
+
+def test_clean_keyword_keeps_paired_brackets_and_strips_enclosing_ones():
+    from hiqa.keywords import clean_keyword
+
+    assert clean_keyword("open(2)") == "open(2)"
+    assert clean_keyword('"(CA-IS3722HS)",') == "CA-IS3722HS"
+    assert clean_keyword("(foo") == "foo"
+    assert clean_keyword("(a) or (b)") == "(a) or (b)"
+    assert clean_keyword("  v2.1. ") == "v2.1"

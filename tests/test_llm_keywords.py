@@ -8,14 +8,12 @@ import pytest
 from llm_server import MODEL_ALIAS, ScriptedServer
 
 from hiqa.errors import LLMError
-from hiqa.keywords import normalize_keyword
+from hiqa.keywords import Keyword, merge_keywords, normalize_keyword
 from hiqa.llm import CachedLLM, LLMClient, LLMConfig
 from hiqa.llm_keywords import (
     MAX_KEYWORDS,
-    Keyword,
     keyword_messages,
     llm_keywords,
-    merge_keywords,
     parse_keywords,
 )
 
