@@ -210,6 +210,10 @@ class Collection:
                 f"`hiqa ingest PATH --collection {name}`"
             )
         if not exists:
+            # A registry without its Qdrant collection (storage deleted, new server): nothing
+            # it lists is searchable, so forget it and let the next ingest index everything.
+            self.meta["documents"] = {}
+            self.meta["generation"] = uuid.uuid4().hex
             create_collection(self.client, self.qdrant_name, int(self.meta["dim"]))
             self._save_meta()
         else:

@@ -195,3 +195,13 @@ def test_server_code_path_matches_mirror(settings, corpus, monkeypatch):
     mod._DERIVED_CACHE.clear()
     server = [h.segment.segment_id for h in col.search(q, k=5)]
     assert server == local
+
+
+def test_registry_without_its_qdrant_collection_is_reindexed(settings, corpus):
+    col = build(settings, corpus)
+    col.client.delete_collection(col.qdrant_name)  # e.g. the Qdrant folder was wiped
+    store.close_all()
+    col2 = Collection("man", settings)
+    assert col2.documents == {}
+    assert {r.status for r in col2.ingest([corpus])} == {"added"}
+    assert col2.search("tail: follow appended data", k=1)[0].segment.doc_id == "tail.1.md"
