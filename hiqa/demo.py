@@ -113,6 +113,10 @@ def ensure_demo(settings: Settings | None = None, progress: Progress | None = No
                 f"the shipped demo vectors are for {', '.join(sorted(models))}, not "
                 f"{col.meta['model_id']}; embedding the demo takes a few minutes", stacklevel=2)
         results = _ingest_waiting(col, root / "docs", progress, deadline)
+        if (root / "lexicon.csv").exists() and col.documents:
+            # The expert lexicon names each page's command, so "In CREATE INDEX, ..." earns the
+            # keyword bonus (Eq. 2) for that page; file stems alone say nothing useful here.
+            col.set_lexicon(root / "lexicon.csv")
     if not col.documents:
         errors = "; ".join(f"{r.doc_id}: {r.error}" for r in results if r.error)[:500]
         raise CollectionError(f"the demo collection could not be built: {errors}")

@@ -98,6 +98,10 @@ def test_named_question_finds_its_document(built):
     hits = col.search(q.question, k=5)
     assert "sql-createindex.html" in [h.segment.doc_id for h in hits]
     assert col.embedder.misses == 0  # the demo questions' vectors are shipped too
+    # the shipped expert lexicon names each page's command: the keyword bonus fires
+    assert "CREATE INDEX" in col.doc_keywords("sql-createindex.html")
+    top = hits[0]
+    assert top.segment.doc_id == "sql-createindex.html" and top.raw["matches"] == 1
 
 
 def test_cli_demo_reports_the_collection(built, capsys):
