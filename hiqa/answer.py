@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .llm import ChatModel
-from .model import Segment
+from .model import Segment, pages_label
+from .segment import render_path
 
 AnswerMode = Literal["llm", "extractive"]
 
@@ -92,15 +93,10 @@ class Answer:
 
 def block_header(segment: Segment, number: int) -> str:
     """``[n] Document title > Chapter > Section (p. 3)`` for one context block."""
-    path = list(segment.path)
-    if path and _norm(path[0]) == _norm(segment.doc_title):
-        path = path[1:]
-    header = " > ".join([segment.doc_title, *path])
-    pages = sorted(set(segment.pages))
-    if len(pages) == 1:
-        header += f" (p. {pages[0]})"
-    elif pages:
-        header += f" (pp. {pages[0]}–{pages[-1]})"
+    header = render_path([segment.doc_title, *segment.section_path])
+    pages = pages_label(segment.pages)
+    if pages:
+        header += f" ({pages})"
     return f"[{number}] {header}"
 
 
@@ -226,6 +222,3 @@ def _extractive(question: str, segments: Sequence[Segment]) -> Iterator[str]:
 def _first(item: tuple[int, int, int, str]) -> tuple[int, int]:
     return item[1], item[2]
 
-
-def _norm(text: str) -> str:
-    return " ".join(text.split()).casefold()

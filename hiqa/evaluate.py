@@ -34,7 +34,7 @@ from .collection import Collection, SearchResult
 from .errors import HiqaError
 from .formats import SUPPORTED_EXTENSIONS, load_document
 from .fusion import FusionMethod, fuse
-from .model import Document, Segment
+from .model import Document, Segment, normalize_title
 from .settings import Settings
 
 VARIANTS: dict[str, tuple[str, str]] = {
@@ -71,9 +71,6 @@ class Question:
     answer: str = ""
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
 
 def load_questions(path: str | Path) -> list[Question]:
     """Read a questions JSONL file; malformed lines raise a HiqaError naming the line."""
@@ -96,8 +93,8 @@ def load_questions(path: str | Path) -> list[Question]:
 
 def path_matches(path: Sequence[str], section: Sequence[str]) -> bool:
     """``section`` headings occur in ``path`` in order (a subsequence), compared normalised."""
-    it = iter(_norm(p) for p in path)
-    return all(any(_norm(h) == p for p in it) for h in section)
+    it = iter(normalize_title(p) for p in path)
+    return all(any(normalize_title(h) == p for p in it) for h in section)
 
 
 def gold_spans(doc: Document, section: Sequence[str]) -> list[tuple[int, int]]:

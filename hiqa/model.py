@@ -99,7 +99,7 @@ class Document:
         not repeated in the path.
         """
         path = section.path
-        if path and _norm(path[0]) == _norm(self.title):
+        if path and normalize_title(path[0]) == normalize_title(self.title):
             path = path[1:]
         return (self.title, *path)
 
@@ -142,6 +142,22 @@ class Segment:
     def heading(self) -> str:
         return self.path[-1] if self.path else self.doc_title
 
+    @property
+    def section_path(self) -> tuple[str, ...]:
+        """The path below the document title (empty for a segment of the document root)."""
+        if self.path and normalize_title(self.path[0]) == normalize_title(self.doc_title):
+            return self.path[1:]
+        return self.path
 
-def _norm(text: str) -> str:
+
+def normalize_title(text: str) -> str:
+    """How headings and titles are compared: whitespace collapsed, case folded."""
     return " ".join(text.split()).casefold()
+
+
+def pages_label(pages: tuple[int, ...] | list[int]) -> str:
+    """``p. 3`` or ``pp. 3–5`` (empty when no page is known)."""
+    ps = sorted(set(pages))
+    if not ps:
+        return ""
+    return f"p. {ps[0]}" if len(ps) == 1 else f"pp. {ps[0]}–{ps[-1]}"

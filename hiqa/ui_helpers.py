@@ -17,7 +17,7 @@ from typing import Any
 
 from .answer import parse_citations
 from .collection import Hit
-from .model import Segment
+from .model import Segment, normalize_title, pages_label
 from .segment import render_path
 
 # --------------------------------------------------------------------------- uploads
@@ -152,18 +152,9 @@ def render_answer(text: str, n_blocks: int, turn: int) -> str:
     return "".join(out)
 
 
-def pages_label(pages: Sequence[int]) -> str:
-    ps = sorted(set(pages))
-    if not ps:
-        return ""
-    return f"p. {ps[0]}" if len(ps) == 1 else f"pp. {ps[0]}–{ps[-1]}"
-
-
 def segment_label(segment: Segment) -> str:
     """``document › path (p. n)``: how a segment is named in tables and source lists (plain)."""
-    path = list(segment.path)
-    if path and _norm(path[0]) == _norm(segment.doc_title):
-        path = path[1:]
+    path = segment.section_path
     label = render_path([segment.doc_id, *path]) if path else segment.doc_id
     pages = pages_label(segment.pages)
     return f"{label} ({pages})" if pages else label
@@ -290,13 +281,13 @@ def filter_segments(segments: Iterable[Segment], *, documents: Sequence[str] | N
     """Segments of the chosen documents whose path contains ``path_text`` and whose keywords
     contain ``keyword`` (both case-insensitive substrings; empty means no filter)."""
     docs = set(documents) if documents else None
-    p = _norm(path_text)
-    k = _norm(keyword)
+    p = normalize_title(path_text)
+    k = normalize_title(keyword)
     return [
         s for s in segments
         if (docs is None or s.doc_id in docs)
-        and (not p or p in _norm(" ".join((s.doc_title, *s.path))))
-        and (not k or any(k in _norm(kw) for kw in s.keywords))
+        and (not p or p in normalize_title(" ".join((s.doc_title, *s.path))))
+        and (not k or any(k in normalize_title(kw) for kw in s.keywords))
     ]
 
 
@@ -313,7 +304,7 @@ def markdown_around(markdown: str, span: tuple[int, int], context: int = 400) ->
 
 def section_key(segment: Segment) -> str:
     """The heading a segment sits under, normalised, so homologous sections share a colour."""
-    return _norm(segment.heading) or "(root)"
+    return normalize_title(segment.heading) or "(root)"
 
 
 def projection_cache_path(collection_dir: Path, vector: str, method: str,
@@ -410,6 +401,3 @@ def diagnostic_rows(report: Mapping[str, Any]) -> list[dict[str, Any]]:
         })
     return rows
 
-
-def _norm(text: str) -> str:
-    return " ".join((text or "").split()).casefold()

@@ -28,8 +28,9 @@ from typing import Literal
 
 from ..errors import LLMError
 from ..llm import ChatModel, Completion
-from ..model import Block, Document, Heading
+from ..model import Document, Heading
 from ..structure import Event, build_document
+from .markdown import markdown_events
 
 FormatMode = Literal["auto", "always", "never"]
 FORMAT_MODES: tuple[str, ...] = ("auto", "always", "never")
@@ -436,10 +437,9 @@ def markdown_to_document(
     windows: Sequence[Sequence[_Line]] = (),
     outputs: Sequence[str] = (),
 ) -> Document:
-    """Build a ``Document`` from the formatter's Markdown with a minimal ATX-heading splitter.
+    """Build a ``Document`` from the formatter's Markdown (``hiqa.formats.markdown``'s parser).
 
-    ATX headings (``#`` .. ``######``, outside code fences) become ``Heading`` events; the
-    lines between them, split at blank lines, become text blocks.  Pages come from matching
+    Pages come from matching
     each output line to the source lines of its window; identity comes from ``doc`` and the
     title follows the usual rule (metadata title, else the first top-level heading).
     """
@@ -482,32 +482,13 @@ class _PageFinder:
 
 
 def _events(lines: Sequence[str], page_of: Callable[[str], int]) -> list[Event]:
-    events: list[Event] = []
-    para: list[str] = []
-    para_page = 1
-    in_fence = False
-
-    def flush() -> None:
-        if para:
-            events.append(Block("text", "\n".join(para), para_page))
-            para.clear()
-
-    for line in lines:
-        page = page_of(line)
-        if _FENCE.match(line):
-            in_fence = not in_fence
-        heading = None if in_fence else _ATX.match(line)
-        if heading:
-            flush()
-            events.append(Heading(len(heading.group(1)), heading.group(2).strip(), page))
-        elif not line.strip() and not in_fence:
-            flush()
-        else:
-            if not para:
-                para_page = page
-            para.append(line.rstrip())
-    flush()
-    return events
+    """The Markdown parser's events, each given the page of its first line."""
+    events, _ = markdown_events("\n".join(lines))
+    return [
+        dataclasses.replace(ev, page=page_of(ev.title if isinstance(ev, Heading)
+                                             else ev.text.split("\n", 1)[0]))
+        for ev in events
+    ]
 
 
 def maybe_reformat(
