@@ -52,6 +52,16 @@ def model_path() -> Path | None:
     return path if path.is_file() else None
 
 
+def stop_process(proc: subprocess.Popen) -> None:
+    """Terminate a server started by a fixture; kill it if it does not exit within 20 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -115,12 +125,7 @@ def llm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             time.sleep(0.25)
         yield base_url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
 
 
 @pytest.fixture(scope="session")
