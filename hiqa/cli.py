@@ -18,14 +18,21 @@ def _cmd_structure(args: argparse.Namespace) -> int:
     doc = load_document(args.file)
     for w in doc.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    heads = [{"level": h.level, "title": h.title, "page": h.page} for h in doc.headings]
+    nodes = doc.nodes if args.terms else doc.headings
+    heads: list[dict[str, object]] = []
+    for h in nodes:
+        row: dict[str, object] = {"level": h.level, "title": h.title, "page": h.page}
+        if args.terms:
+            row["kind"] = h.kind
+        heads.append(row)
     if args.json:
         json.dump(heads, sys.stdout, ensure_ascii=False, indent=1 if args.pretty else None)
         print()
     else:
         print(f"{doc.title}  ({doc.format}, {doc.page_count} page(s), {len(heads)} headings)")
         for h in heads:
-            print(f"{'  ' * h['level']}{h['title']}  [p. {h['page']}]")
+            mark = "· " if h.get("kind") == "term" else ""
+            print(f"{'  ' * int(h['level'])}{mark}{h['title']}  [p. {h['page']}]")
     return 0
 
 
@@ -68,6 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="PDF, Markdown, text or HTML file")
     p.add_argument("--json", action="store_true", help='JSON list of {"level","title","page"}')
     p.add_argument("--pretty", action="store_true", help="indent the JSON")
+    p.add_argument("--terms", action="store_true",
+                   help='include definition terms (options, error codes …), marked "kind": "term"')
     p.set_defaults(func=_cmd_structure)
 
     p = sub.add_parser("segments", help="print the segments HCA makes of a file")

@@ -12,15 +12,24 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 BlockKind = Literal["text", "table"]
+NodeKind = Literal["heading", "term"]
 
 
 @dataclass(frozen=True)
 class Heading:
-    """A heading as shown in the document: level 1 is the top level, page is 1-based."""
+    """A heading as shown in the document: level 1 is the top level, page is 1-based.
+
+    ``kind="term"`` marks a definition-list term (an option, an error code, a register field):
+    the finest level of the hierarchy (issue #17).  A parser emits it with ``level=0`` right
+    before the term's description; ``hiqa.structure`` places it one level below the enclosing
+    heading and, when the term is alone in its section, turns it back into the paragraph ``raw``.
+    """
 
     level: int
     title: str
     page: int = 1
+    kind: NodeKind = "heading"
+    raw: str = ""
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,7 @@ class Section:
     pages: tuple[int, ...]
     span: tuple[int, int]
     body_span: tuple[int, int]
+    kind: NodeKind = "heading"
 
     @property
     def body(self) -> str:
@@ -85,9 +95,14 @@ class Document:
 
     @property
     def headings(self) -> list[Heading]:
-        """Detected headings in document order (the `hiqa structure` output)."""
+        """Detected headings in document order (the `hiqa structure` output), terms left out."""
+        return [h for h in self.nodes if h.kind == "heading"]
+
+    @property
+    def nodes(self) -> list[Heading]:
+        """Headings and definition terms in document order (``hiqa structure --terms``)."""
         return [
-            Heading(s.level, s.title, s.pages[0] if s.pages else 1)
+            Heading(s.level, s.title, s.pages[0] if s.pages else 1, s.kind)
             for s in self.sections
             if s.level > 0
         ]

@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .model import Block, Document, Heading, Section
+from .model import Block, Document, Heading, NodeKind, Section
 
 Event = Heading | Block
 
@@ -27,6 +27,7 @@ class _Open:
     start: int
     body_start: int
     page: int
+    kind: NodeKind = "heading"
     blocks: list[Block] = field(default_factory=list)
 
 
@@ -64,8 +65,8 @@ def build_document(
     metadata: dict[str, str] | None = None,
 ) -> Document:
     """Assemble a ``Document`` from parser events (see module docstring)."""
-    events = list(events)
-    headings = [e for e in events if isinstance(e, Heading)]
+    events = resolve_terms(list(events))
+    headings = [e for e in events if isinstance(e, Heading) and e.kind == "heading"]
     title = choose_title(metadata_title, headings, source)
 
     parts: list[str] = []
@@ -84,6 +85,7 @@ def build_document(
     sections: list[Section] = []
     stack: list[_Open] = []  # open headings, shallowest first
     current = _Open(0, 0, "", (), None, 0, 0, 1)
+    heading_level = 0  # level of the nearest real heading: terms go one below it
 
     def close(sec: _Open) -> None:
         pages = sorted({sec.page, *(b.page for b in sec.blocks)}) if sec.level else sorted(
@@ -101,6 +103,7 @@ def build_document(
                 pages=tuple(pages),
                 span=(sec.start, pos),
                 body_span=(sec.body_start if sec.blocks else body_end, body_end),
+                kind=sec.kind,
             )
         )
 
@@ -111,14 +114,20 @@ def build_document(
                 continue
             if current.level > 0 or current.blocks:
                 close(current)
-            while stack and stack[-1].level >= ev.level:
+            if ev.kind == "term":
+                level = heading_level + 1
+                line = ev.raw.strip() or f"**{title_text}**"
+            else:
+                level = heading_level = ev.level
+                line = f"{'#' * max(1, min(ev.level, 6))} {_escape_heading(title_text)}"
+            while stack and (stack[-1].level >= level or stack[-1].kind == "term"):
                 stack.pop()
             parent = stack[-1] if stack else None
-            marks = "#" * max(1, min(ev.level, 6))
-            start, end = emit(f"{marks} {_escape_heading(title_text)}")
+            start, end = emit(line)
             current = _Open(
                 order=len(sections),
-                level=ev.level,
+                level=level,
+                kind=ev.kind,
                 title=title_text,
                 path=(*(parent.path if parent else ()), title_text),
                 parent=parent.order if parent else None,
@@ -155,6 +164,32 @@ def build_document(
     )
 
 
+def resolve_terms(events: list[Event]) -> list[Event]:
+    """Keep definition terms only where they form a list (issue #17).
+
+    A term is the finest level of the tree only when its section holds at least two of them; a
+    lone term (a one-item list) goes back to being the paragraph it was written as.
+    """
+    out: list[Event] = []
+    run: list[int] = []  # positions in ``out`` of the terms since the last real heading
+
+    def settle() -> None:
+        if len(run) == 1:
+            term = out[run[0]]
+            assert isinstance(term, Heading)
+            out[run[0]] = Block("text", term.raw.strip() or term.title, term.page)
+        run.clear()
+
+    for ev in events:
+        if isinstance(ev, Heading) and ev.kind == "heading":
+            settle()
+        elif isinstance(ev, Heading):
+            run.append(len(out))
+        out.append(ev)
+    settle()
+    return out
+
+
 def _fix_spans(sections: list[Section], total: int) -> list[Section]:
     """A section's span ends where the next section starts (its heading line included)."""
     out = []
@@ -173,6 +208,7 @@ def _fix_spans(sections: list[Section], total: int) -> list[Section]:
                 pages=s.pages,
                 span=(s.span[0], end),
                 body_span=(s.body_span[0], body_end),
+                kind=s.kind,
             )
         )
     return out

@@ -106,7 +106,60 @@ def markdown_events(text: str) -> tuple[list[Event], str | None]:
             para.append(line)
         i += 1
     flush()
-    return events, fm_title
+    return mark_terms(events), fm_title
+
+
+_ITEM = re.compile(r"^ {0,3}[-*+][ \t]+(\S.*?)\s*$")
+_DEF_LINE = re.compile(r"^ {0,3}:[ \t]+\S")
+MAX_TERM_CHARS = 100
+
+
+def is_term_text(term: str) -> bool:
+    """A definition term is short and reads as a name, not as a sentence."""
+    term = term.strip()
+    return 0 < len(term) <= MAX_TERM_CHARS and not term.endswith((".", ",", ";", "!", "?"))
+
+
+def mark_terms(events: list[Event]) -> list[Event]:
+    """Definition items become term events (issue #17).
+
+    Two shapes: a one-line list item standing alone as a paragraph followed by a paragraph that
+    is not a list item (``- -f`` / blank line / its description), and the definition-list
+    extension ``TERM`` + ``: definition`` lines.  ``hiqa.structure`` decides whether a section
+    holds enough of them to be a list.
+    """
+    out: list[Event] = []
+    for i, ev in enumerate(events):
+        if not isinstance(ev, Block) or ev.kind != "text":
+            out.append(ev)
+            continue
+        lines = ev.text.split("\n")
+        nxt = events[i + 1] if i + 1 < len(events) else None
+        item = _ITEM.match(lines[0]) if len(lines) == 1 else None
+        if (
+            item
+            and is_term_text(item.group(1))
+            and isinstance(nxt, Block)
+            and nxt.kind == "text"
+            and not _is_list_item(nxt.text.split("\n")[0])
+            and not _FENCE.match(nxt.text)
+        ):
+            out.append(Heading(0, _strip_emphasis(item.group(1)), ev.page, "term", ev.text))
+            continue
+        if len(lines) >= 2 and _DEF_LINE.match(lines[1]) and is_term_text(lines[0]) and not (
+            _is_list_item(lines[0])
+        ):
+            out.append(Heading(0, _strip_emphasis(lines[0].strip()), ev.page, "term", lines[0]))
+            out.append(Block("text", "\n".join(lines[1:]), ev.page))
+            continue
+        out.append(ev)
+    return out
+
+
+def _strip_emphasis(term: str) -> str:
+    """``**-f**`` or ```--force``` names the term ``-f`` / ``--force``."""
+    m = re.fullmatch(r"(\*\*|__|`)(.+?)\1", term)
+    return _unescape(m.group(2) if m else term)
 
 
 def _is_list_item(line: str) -> bool:
