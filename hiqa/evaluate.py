@@ -11,6 +11,11 @@ of its own: it is relevant when at least half of it lies inside the gold section
 and its sub-sections) or it holds at least half of the gold section's text, by character overlap
 in the canonical Markdown.
 
+**Recall@5** is the share of a question's gold sections hit in the top 5, a section counting once
+whichever of its pieces or terms is ranked (how peers and the paper count it);
+``piece_recall@5`` is the stricter share of every relevant segment, which falls as sections are
+split finer (terms, long-section pieces).  MRR, nDCG and Log-Rank are taken over the pieces.
+
 **Ranks.** A question's gold segments are ranked in the fused candidate list (the union of the
 routes' top 100); a gold segment outside it gets rank N, N being the number of segments in the
 question's knowledge base (Eq. 3/4).
@@ -116,23 +121,23 @@ class GoldJudge:
         self._spans: dict[tuple[str, tuple[str, ...]], list[tuple[int, int]]] = {}
 
     def relevant(self, seg: Segment, q: Question) -> bool:
-        for g in q.gold:
-            if seg.doc_id != g.doc:
-                continue
-            if seg.strategy != "fixed":
-                if path_matches(seg.path, g.section):
-                    return True
-                continue
-            key = (g.doc, g.section)
-            if key not in self._spans:
-                doc = self.docs.get(g.doc)
-                self._spans[key] = gold_spans(doc, g.section) if doc else []
-            ranges = self._spans[key]
-            gold_len = sum(e - s for s, e in ranges)
-            ov = _overlap(seg.span, ranges)
-            if gold_len and (ov >= 0.5 * max(1, seg.span[1] - seg.span[0]) or ov >= 0.5 * gold_len):
-                return True
-        return False
+        return any(self.matches(seg, g) for g in q.gold)
+
+    def matches(self, seg: Segment, g: Gold) -> bool:
+        """Whether ``seg`` lies in the gold section ``g`` (the rule in the module docstring)."""
+        if seg.doc_id != g.doc:
+            return False
+        if seg.strategy != "fixed":
+            return path_matches(seg.path, g.section)
+        key = (g.doc, g.section)
+        if key not in self._spans:
+            doc = self.docs.get(g.doc)
+            self._spans[key] = gold_spans(doc, g.section) if doc else []
+        ranges = self._spans[key]
+        gold_len = sum(e - s for s, e in ranges)
+        ov = _overlap(seg.span, ranges)
+        return bool(gold_len) and (
+            ov >= 0.5 * max(1, seg.span[1] - seg.span[0]) or ov >= 0.5 * gold_len)
 
 
 def corpus_files(corpus: Path) -> list[Path]:
@@ -164,9 +169,13 @@ def sample_kb(q: Question, all_docs: Sequence[str], n: int, seed: int) -> list[s
 
 @dataclass
 class _Scored:
+    """One question's fused ranking: ``gold_ranks`` has a rank per relevant segment (piece),
+    ``section_ranks`` the best rank of each gold section (``None`` when none of it was ranked)."""
+
     ranking: list[tuple[Segment, float]]
     gold_ranks: list[int | None]
     n: int
+    section_ranks: list[int | None]
 
 
 def score_result(res: SearchResult, q: Question, judge: GoldJudge, method: str, alpha: float,
@@ -177,7 +186,9 @@ def score_result(res: SearchResult, q: Question, judge: GoldJudge, method: str, 
     ranks: list[int | None] = [r for r, (s, _) in enumerate(ordered, start=1) if judge.relevant(s, q)]
     # gold segments that no route returned count as rank N (Eq. 4)
     ranks += [None] * max(0, n_gold - len(ranks))
-    return _Scored(ordered, ranks, n_segments)
+    sections = [next((r for r, (s, _) in enumerate(ordered, start=1) if judge.matches(s, g)), None)
+                for g in dict.fromkeys(q.gold)]
+    return _Scored(ordered, ranks, n_segments, sections)
 
 
 def score_variants(res: SearchResult, q: Question, judge: GoldJudge, strategy: str,
@@ -200,7 +211,8 @@ def _metric_row(scored: Sequence[_Scored], gamma: float = 1.0) -> dict[str, floa
         return float(np.mean([f(s) for s in scored])) if scored else 0.0
 
     return {
-        "recall@5": mean(lambda s: metrics.recall_at_k(s.gold_ranks, 5)),
+        "recall@5": mean(lambda s: metrics.recall_at_k(s.section_ranks, 5)),
+        "piece_recall@5": mean(lambda s: metrics.recall_at_k(s.gold_ranks, 5)),
         "precision@5": mean(lambda s: metrics.precision_at_k(s.gold_ranks, 5)),
         "hit@5": mean(lambda s: metrics.hit_at_k(s.gold_ranks, 5)),
         "mrr": mean(lambda s: metrics.reciprocal_rank(s.gold_ranks)),
@@ -346,7 +358,7 @@ def run_eval(
     for v in names:
         row = _metric_row(per_q[v], gamma)
         row["segments"] = ev.kb_size(VARIANTS[v][0], None)
-        r5 = [metrics.recall_at_k(s.gold_ranks, 5) for s in per_q[v]]
+        r5 = [metrics.recall_at_k(s.section_ranks, 5) for s in per_q[v]]
         rr = [metrics.reciprocal_rank(s.gold_ranks) for s in per_q[v]]
         row["ci"] = {"recall@5": list(metrics.bootstrap_ci(r5, seed=seed)),
                      "mrr": list(metrics.bootstrap_ci(rr, seed=seed))}
@@ -354,8 +366,8 @@ def run_eval(
     if "full" in names and "fixed-dense" in names:
         a = [metrics.reciprocal_rank(s.gold_ranks) for s in per_q["full"]]
         b = [metrics.reciprocal_rank(s.gold_ranks) for s in per_q["fixed-dense"]]
-        a5 = [metrics.recall_at_k(s.gold_ranks, 5) for s in per_q["full"]]
-        b5 = [metrics.recall_at_k(s.gold_ranks, 5) for s in per_q["fixed-dense"]]
+        a5 = [metrics.recall_at_k(s.section_ranks, 5) for s in per_q["full"]]
+        b5 = [metrics.recall_at_k(s.section_ranks, 5) for s in per_q["fixed-dense"]]
         report["paired_test"] = {"full_vs_fixed-dense": {
             "mrr_diff": float(np.mean(a) - np.mean(b)), "mrr_p": metrics.paired_test(a, b, seed=seed),
             "recall@5_diff": float(np.mean(a5) - np.mean(b5)),

@@ -4,7 +4,8 @@ class names a navigation header/footer, as in DocBook/PostgreSQL pages) are skip
 ``<title>`` element plays the role of the PDF metadata title in the title rule.
 
 Line breaks in the source are whitespace, as a browser treats them (only ``br`` and ``pre``
-break lines).  A list item starts with "- " even when its text sits in a ``<p>`` inside the
+break lines).  A ``<dt>`` is a definition term (the finest level of the tree, see
+``hiqa.structure.resolve_terms``), its ``<dd>`` the term's body.  A list item starts with "- " even when its text sits in a ``<p>`` inside the
 ``<li>``, as in DocBook.  A heading inside an admonition box (DocBook's
 ``<div class="note"><h3>Note</h3>``) is a label, not a section: it becomes "Note:" before the
 box's text, so the text after the box stays in the section it belongs to.
@@ -16,6 +17,7 @@ from html.parser import HTMLParser
 
 from ..model import Block, Document, Heading
 from ..structure import Event, build_document
+from .markdown import is_term_text
 
 _BLOCK_TAGS = {
     "p", "div", "li", "dt", "dd", "blockquote", "pre", "section", "article", "ul", "ol", "dl",
@@ -59,6 +61,7 @@ class _Collector(HTMLParser):
         self._label_tag: str | None = None
         self._label = ""
         self._bullet = False
+        self._dt = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if self._skip_stack:
@@ -102,6 +105,9 @@ class _Collector(HTMLParser):
         elif tag == "pre":
             self._flush()
             self._pre += 1
+        elif tag == "dt":
+            self._flush()
+            self._dt = True
         elif tag in _BLOCK_TAGS:
             if tag == "br":
                 self._buf.append("\n")
@@ -154,6 +160,10 @@ class _Collector(HTMLParser):
             if title:
                 self.events.append(Heading(self._heading, title))
             self._heading = None
+        elif tag == "dt" and self._dt:
+            self._dt = False
+            self._term(" ".join("".join(self._buf).split()))
+            self._buf.clear()
         elif tag == "pre":
             self._pre = max(0, self._pre - 1)
             text = "".join(self._buf).strip("\n")
@@ -179,8 +189,21 @@ class _Collector(HTMLParser):
             return
         self._buf.append(data if self._pre else data.replace("\n", " "))
 
+    def _term(self, term: str) -> None:
+        """A ``<dt>`` is a definition term (issue #17); ``<dt>-a</dt><dt>--all</dt>`` is one."""
+        if not term:
+            return
+        last = self.events[-1] if self.events else None
+        if isinstance(last, Heading) and last.kind == "term":
+            term = f"{last.title}, {term}"
+            self.events.pop()
+        if is_term_text(term):
+            self.events.append(Heading(0, term, kind="term"))
+        else:
+            self.events.append(Block("text", term))
+
     def _flush(self) -> None:
-        if self._heading or self._pre or self._label_tag:
+        if self._heading or self._pre or self._label_tag or self._dt:
             return
         text = "".join(self._buf)
         self._buf.clear()

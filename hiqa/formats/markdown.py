@@ -150,7 +150,8 @@ def mark_terms(events: list[Event]) -> list[Event]:
             _is_list_item(lines[0])
         ):
             out.append(Heading(0, _strip_emphasis(lines[0].strip()), ev.page, "term", lines[0]))
-            out.append(Block("text", "\n".join(lines[1:]), ev.page))
+            body = [re.sub(r"^ {0,3}:[ \t]+", "", ln) for ln in lines[1:]]
+            out.append(Block("text", "\n".join(body), ev.page))
             continue
         out.append(ev)
     return out

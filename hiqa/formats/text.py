@@ -13,6 +13,7 @@ import re
 
 from ..model import Block, Document, Heading
 from ..structure import Event, build_document
+from .markdown import is_term_text
 
 _NUMBERED = re.compile(r"^((?:\d+|[A-Z])(?:\.\d+)*)\.?\s+(\S.{0,78})$")
 _CHAPTER = re.compile(
@@ -86,4 +87,54 @@ def parse_text(
             prev_blank = False
         i += 1
     flush()
-    return build_document(doc_id=doc_id, source=source, fmt="text", events=events, warnings=warnings)
+    return build_document(doc_id=doc_id, source=source, fmt="text", events=mark_terms(events),
+                          warnings=warnings)
+
+
+MAX_SAME_LINE_TERM = 30  # a longer "term  text" line reads as a table row or prose
+_SAME_LINE_TERM = re.compile(r"^(\s*)(\S.*?\S|\S)\s{2,}(\S.*)$")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def mark_terms(events: list[Event]) -> list[Event]:
+    """Indented term/description blocks become term events (issue #17).
+
+    A term is a short line whose description is indented deeper below it: on the following
+    lines of its paragraph, in the next paragraph, or on its own line after two or more spaces
+    with the continuation lines aligned under the description (the shape ``man`` renders).
+    """
+    out: list[Event] = []
+    for i, ev in enumerate(events):
+        if not isinstance(ev, Block) or ev.kind != "text":
+            out.append(ev)
+            continue
+        lines = ev.text.split("\n")
+        first, rest = lines[0], lines[1:]
+        ind = _indent(first)
+        nxt = events[i + 1] if i + 1 < len(events) else None
+        same = _SAME_LINE_TERM.match(first)
+        if same and is_term_text(same.group(2)) and len(same.group(2)) <= MAX_SAME_LINE_TERM:
+            column = len(first) - len(same.group(3))
+            if all(abs(_indent(r) - column) <= 1 for r in rest):
+                out.append(Heading(0, same.group(2), ev.page, "term", first[:column].rstrip()))
+                body = [same.group(3)] + [r.strip() for r in rest]
+                out.append(Block("text", "\n".join(body), ev.page))
+                continue
+        if rest and is_term_text(first) and all(_indent(r) > ind for r in rest):
+            out.append(Heading(0, first.strip(), ev.page, "term", first))
+            out.append(Block("text", "\n".join(r.strip() for r in rest), ev.page))
+            continue
+        if (
+            not rest
+            and is_term_text(first)
+            and isinstance(nxt, Block)
+            and nxt.kind == "text"
+            and all(_indent(r) > ind for r in nxt.text.split("\n"))
+        ):
+            out.append(Heading(0, first.strip(), ev.page, "term", first))
+            continue
+        out.append(ev)
+    return out
