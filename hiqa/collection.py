@@ -47,7 +47,7 @@ from .keywords import (
 )
 from .lexical import LexicalIndex
 from .model import Document, Segment
-from .segment import Strategy, segment_document
+from .segment import Strategy, head_and_body, segment_document
 from .settings import Settings
 from .store import create_collection, get_client, is_local, tune_local_storage
 
@@ -614,19 +614,22 @@ class Collection:
         mirror = None if force else _Mirror.load(directory / "dense.npz", gen)
         local = is_local(self.settings)
         if lexical is None or (local and mirror is None):
-            ids, texts, docs, vecs = [], [], [], []
+            ids, heads, texts, docs, vecs = [], [], [], [], []
             cache = _segment_cache(self._cache_key, gen) if local else {}
-            for p in self._scroll(with_vectors=["hca"] if local else False,
-                                  fields=True if local else ["augmented_text", "doc_id"]):
+            fields = True if local else ["augmented_text", "doc_id", "path", "strategy"]
+            for p in self._scroll(with_vectors=["hca"] if local else False, fields=fields):
                 sid, payload = str(p.id), p.payload or {}
                 ids.append(sid)
-                texts.append(payload.get("augmented_text", ""))
+                head, body = head_and_body(payload.get("strategy", ""), payload.get("path", ()),
+                                           payload.get("augmented_text", ""))
+                heads.append(head)
+                texts.append(body)
                 docs.append(payload.get("doc_id", ""))
                 if local:
                     cache[sid] = segment_from_payload(sid, payload)
                     v = p.vector.get("hca") if isinstance(p.vector, dict) else None
                     vecs.append(v if v is not None else [0.0] * int(self.meta["dim"]))
-            lexical = LexicalIndex.build(ids, texts, docs)
+            lexical = LexicalIndex.build(ids, texts, docs, heads)
             lexical.save(directory / "bm25", gen)
             if local:
                 matrix = np.asarray(vecs, dtype=np.float32).reshape(len(ids), int(self.meta["dim"]))

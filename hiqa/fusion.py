@@ -281,3 +281,48 @@ def fuse(
         alpha=float(alpha),
         beta=float(beta),
     )
+
+
+@dataclass(frozen=True)
+class Weights:
+    """α and β chosen for one question, with the reason shown beside the evidence."""
+
+    alpha: float
+    beta: float
+    reason: str
+
+
+def decisiveness(values: np.ndarray, k: int = 5) -> float:
+    """How clearly a route's best candidate stands out, in [0, 1].
+
+    The min-max-normalised gap between the route's top score and the mean of its next ``k``:
+    near 1 when one segment wins by far (an identifier only it contains), near 0 when the route
+    sees many equally good segments (a colloquial question whose words are everywhere).  A
+    route that scored nothing (all equal) is 0.
+    """
+    scaled = minmax(_filled(np.asarray(values, dtype=np.float64)))
+    if scaled.size < 2 or scaled.max() <= 0:
+        return 0.0
+    top = np.sort(scaled)[::-1]
+    return float(top[0] - top[1 : k + 1].mean())
+
+
+def adaptive_weights(candidates: Candidates, alpha: float = 0.5, beta: float = 0.2,
+                     spread: float = 0.3) -> Weights:
+    """Query-adaptive α (paper A.13 recommends adapting α and β to the query).
+
+    α moves from the preset towards the route that is more decisive for this question, by at
+    most ``spread``:  ``α = clip(α₀ + spread · (d_dense − d_bm25), 0, 1)`` with ``d`` from
+    :func:`decisiveness`.  Route agreement is what it reads: when both routes single out a
+    segment equally, α stays at the preset.  β stays at the preset; the keyword bonus is zero
+    anyway when no document keyword is in the question (M = 0).
+    """
+    d_dense = decisiveness(candidates.dense)
+    d_bm25 = decisiveness(candidates.bm25)
+    chosen = float(np.clip(alpha + spread * (d_dense - d_bm25), 0.0, 1.0))
+    if abs(chosen - alpha) < 0.01:
+        why = f"routes equally decisive (dense {d_dense:.2f}, BM25 {d_bm25:.2f})"
+    else:
+        lead = "dense" if d_dense > d_bm25 else "BM25"
+        why = f"{lead} route more decisive (dense {d_dense:.2f}, BM25 {d_bm25:.2f})"
+    return Weights(round(chosen, 3), beta, f"α {chosen:.2f} from preset {alpha:.2f}: {why}")

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from enum import Enum
 
 from .model import Block, Document, Section, Segment
@@ -63,6 +63,21 @@ class Strategy(str, Enum):
 def render_path(path: tuple[str, ...] | list[str]) -> str:
     """The cascaded path as it appears in augmented text (display only; paths stay lists)."""
     return PATH_SEPARATOR.join(path)
+
+
+def head_and_body(strategy: str, path: Sequence[str], augmented_text: str) -> tuple[str, str]:
+    """Split augmented text into the head the strategy put on its first line and the body.
+
+    The lexical route scores the two as separate fields (``hiqa.lexical``); ``section`` and
+    ``fixed`` segments have no head.
+    """
+    try:
+        prefix = _prefix(Strategy.from_str(strategy), tuple(path)) if path else ""
+    except ValueError:
+        prefix = ""
+    if prefix and augmented_text.startswith(prefix + "\n\n"):
+        return prefix, augmented_text[len(prefix) + 2:]
+    return "", augmented_text
 
 
 def segment_id(doc_id: str, strategy: str, order: int, piece: int, version: str = "") -> str:

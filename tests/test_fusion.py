@@ -264,3 +264,36 @@ def test_misaligned_candidates() -> None:
         Candidates(("a", "a"), np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2, dtype=int))
     with pytest.raises(ValueError, match=">= 0"):
         Candidates(("a",), np.zeros(1), np.zeros(1), np.zeros(1), np.array([-1]))
+
+
+def _cands(dense, bm25, matches=None):
+    n = len(dense)
+    return Candidates(ids=tuple(f"s{i}" for i in range(n)), dense=np.array(dense, dtype=float),
+                      dense_content=np.full(n, np.nan), bm25=np.array(bm25, dtype=float),
+                      matches=np.array(matches or [0] * n))
+
+
+def test_decisiveness_by_hand():
+    from hiqa.fusion import decisiveness
+
+    # min-max → [1, 0.5, 0.5, 0, 0, 0]; top 1 minus the mean of the next five (0.2) = 0.8
+    assert decisiveness(np.array([0.9, 0.7, 0.7, 0.5, 0.5, 0.5])) == pytest.approx(0.8)
+    assert decisiveness(np.array([3.0, 3.0, 3.0])) == 0.0  # nothing stands out
+    assert decisiveness(np.array([0.0, 0.0])) == 0.0  # the route scored nothing
+
+
+def test_adaptive_alpha_leans_to_the_decisive_route():
+    from hiqa.fusion import adaptive_weights
+
+    flat_bm25 = _cands([0.9, 0.5, 0.5, 0.5, 0.5, 0.5], [1.0, 1.0, 1.0, 1.0, 1.0, 0.0])
+    w = adaptive_weights(flat_bm25, alpha=0.5, beta=0.2, spread=0.3)
+    # d_dense = 1 - 0 = 1; d_bm25 = 1 - mean(1,1,1,1,0) = 0.2 → α = 0.5 + 0.3 · 0.8
+    assert w.alpha == pytest.approx(0.74)
+    assert w.beta == 0.2 and "dense route more decisive" in w.reason
+    flat_dense = _cands([0.8, 0.8, 0.8, 0.8, 0.8, 0.7], [9.0, 1.0, 1.0, 1.0, 1.0, 1.0])
+    assert adaptive_weights(flat_dense, 0.5, 0.2, 0.3).alpha < 0.5
+    same = _cands([1.0, 0.0, 0.0], [5.0, 0.0, 0.0])
+    w = adaptive_weights(same, 0.6, 0.1)
+    assert w.alpha == 0.6 and "equally decisive" in w.reason
+    # α never leaves [0, 1]
+    assert adaptive_weights(flat_bm25, alpha=0.95, spread=1.0).alpha == 1.0

