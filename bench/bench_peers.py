@@ -1,10 +1,10 @@
 """HiQA beside its peers on the same questions, the same embedder and the same gold rule.
 
     pip install -e '.[bench]'
-    python ../shared/bench/make_dev_corpus.py /tmp/dev80 --docs 80 [--pdf]
-    python bench/bench_peers.py --corpus /tmp/dev80 --questions /tmp/dev80/questions-named.jsonl
-    python bench/bench_peers.py --corpus /tmp/dev80-pdf --questions /tmp/dev80-pdf/questions.jsonl \
-        --out peers.json
+    python ../shared/bench/make_dev_corpus.py devbench80 --docs 80 --pdf
+    python bench/bench_peers.py --corpus devbench80 --questions devbench80/questions-named.jsonl
+    python bench/bench_peers.py --corpus devbench80-pdf --questions devbench80-pdf/questions.jsonl
+    python bench/bench_peers.py --quick     # smoke run: 3 documents, 5 questions
 
 Systems (``--systems``, default all):
 
@@ -29,6 +29,7 @@ N = the system's unit count) are taken over the relevant units.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import re
 import sys
@@ -42,6 +43,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _common import ensure_dev_corpus, scratch  # noqa: E402
 
 from hiqa import metrics  # noqa: E402
 from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD  # noqa: E402
@@ -246,8 +250,10 @@ def run_bm25(ev_docs: dict[str, Any], questions: list[Question]) -> dict[str, An
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", required=True, type=Path)
-    ap.add_argument("--questions", required=True, type=Path)
+    ap.add_argument("--corpus", type=Path)
+    ap.add_argument("--questions", type=Path)
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke run on a 3-page dev corpus, 5 questions (LlamaIndex if installed)")
     ap.add_argument("--systems", default=",".join(SYSTEMS),
                     help=f"comma-separated subset of {', '.join(SYSTEMS)}")
     ap.add_argument("--data-dir", type=Path, default=None,
@@ -255,6 +261,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="write the results as JSON keyed by system")
     args = ap.parse_args(argv)
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    if args.quick:
+        args.corpus = ensure_dev_corpus(scratch("hiqa-peers-quick"), 3)
+        if args.data_dir is None:
+            args.data_dir = scratch("hiqa-peers-quick-data")
+        if importlib.util.find_spec("llama_index") is None and "llamaindex" in systems:
+            print("llamaindex: not installed (pip install -e '.[bench]'), skipped", file=sys.stderr)
+            systems.remove("llamaindex")
+    if args.corpus is None:
+        ap.error("--corpus is required (or --quick)")
+    if args.questions is None:
+        named = args.corpus / "questions-named.jsonl"
+        args.questions = named if args.quick and named.exists() else None
+        if args.questions is None:
+            ap.error("--questions is required (or --quick)")
     bad = [s for s in systems if s not in SYSTEMS]
     if bad:
         ap.error(f"unknown system(s) {', '.join(bad)}; choose from {', '.join(SYSTEMS)}")
@@ -265,6 +285,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     questions = load_questions(args.questions)
+    if args.quick:
+        keep = {f.name for f in args.corpus.glob("*.md")}
+        questions = [q for q in questions if {g.doc for g in q.gold} <= keep][:5]
     ev = Evaluator(args.corpus, questions, settings=settings)
     results: dict[str, dict[str, Any]] = {}
     if "hiqa" in systems:

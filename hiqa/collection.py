@@ -455,6 +455,7 @@ class Collection:
             "pages": list(s.pages), "text": s.text, "augmented_text": s.augmented_text,
             "keywords": list(s.keywords), "is_table": s.is_table, "strategy": s.strategy,
             "span": list(s.span), "content_hash": s.content_hash, "version": version[:16],
+            "kind": s.kind,
             "embedder": self.meta["embedder"], "model_id": self.meta["model_id"],
         }
 
@@ -614,9 +615,11 @@ class Collection:
         mirror = None if force else _Mirror.load(directory / "dense.npz", gen)
         local = is_local(self.settings)
         if lexical is None or (local and mirror is None):
-            ids, heads, texts, docs, vecs = [], [], [], [], []
+            ids, heads, texts, docs, contexts, vecs = [], [], [], [], [], []
+            titles: dict[str, str] = {}
             cache = _segment_cache(self._cache_key, gen) if local else {}
-            fields = True if local else ["augmented_text", "doc_id", "path", "strategy"]
+            fields = True if local else ["augmented_text", "doc_id", "path", "strategy",
+                                         "doc_title", "kind"]
             for p in self._scroll(with_vectors=["hca"] if local else False, fields=fields):
                 sid, payload = str(p.id), p.payload or {}
                 ids.append(sid)
@@ -625,11 +628,13 @@ class Collection:
                 heads.append(head)
                 texts.append(body)
                 docs.append(payload.get("doc_id", ""))
+                titles[docs[-1]] = payload.get("doc_title", "")
+                contexts.append(context_key(payload))
                 if local:
                     cache[sid] = segment_from_payload(sid, payload)
                     v = p.vector.get("hca") if isinstance(p.vector, dict) else None
                     vecs.append(v if v is not None else [0.0] * int(self.meta["dim"]))
-            lexical = LexicalIndex.build(ids, texts, docs, heads)
+            lexical = LexicalIndex.build(ids, texts, docs, heads, titles, contexts)
             lexical.save(directory / "bm25", gen)
             if local:
                 matrix = np.asarray(vecs, dtype=np.float32).reshape(len(ids), int(self.meta["dim"]))
@@ -865,6 +870,20 @@ def _shared_embedder(col: Collection, name: str):  # type: ignore[no-untyped-def
     return _EMBEDDERS[key]
 
 
+def context_key(payload: dict[str, Any]) -> str:
+    """The lexical context of a segment: its document and heading section (``Segment.context_path``).
+
+    ``fixed`` windows have no section: each is its own context.
+    """
+    path = list(payload.get("path", ()))
+    if payload.get("kind") == "term" and len(path) > 1:
+        path = path[:-1]
+    if not path:
+        return "\x1f".join((payload.get("doc_id", ""), str(payload.get("order", "")),
+                             str(payload.get("piece", ""))))
+    return "\x1f".join([payload.get("doc_id", ""), *path])
+
+
 def segment_from_payload(point_id: str, p: dict[str, Any]) -> Segment:
     return Segment(
         segment_id=point_id, doc_id=p.get("doc_id", ""), doc_title=p.get("doc_title", ""),
@@ -873,7 +892,7 @@ def segment_from_payload(point_id: str, p: dict[str, Any]) -> Segment:
         pages=tuple(p.get("pages", ())), text=p.get("text", ""),
         augmented_text=p.get("augmented_text", ""), is_table=bool(p.get("is_table", False)),
         strategy=p.get("strategy", ""), span=tuple(p.get("span", (0, 0))),  # type: ignore[arg-type]
-        keywords=tuple(p.get("keywords", ())),
+        keywords=tuple(p.get("keywords", ())), kind=p.get("kind", "heading"),
     )
 
 

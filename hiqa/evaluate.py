@@ -211,7 +211,7 @@ def _metric_row(scored: Sequence[_Scored], gamma: float = 1.0) -> dict[str, floa
         return float(np.mean([f(s) for s in scored])) if scored else 0.0
 
     return {
-        "recall@5": mean(lambda s: metrics.recall_at_k(s.section_ranks, 5)),
+        "recall@5": mean(lambda s: metrics.section_recall_at_k(s.section_ranks, 5)),
         "piece_recall@5": mean(lambda s: metrics.recall_at_k(s.gold_ranks, 5)),
         "precision@5": mean(lambda s: metrics.precision_at_k(s.gold_ranks, 5)),
         "hit@5": mean(lambda s: metrics.hit_at_k(s.gold_ranks, 5)),
@@ -358,7 +358,7 @@ def run_eval(
     for v in names:
         row = _metric_row(per_q[v], gamma)
         row["segments"] = ev.kb_size(VARIANTS[v][0], None)
-        r5 = [metrics.recall_at_k(s.section_ranks, 5) for s in per_q[v]]
+        r5 = [metrics.section_recall_at_k(s.section_ranks, 5) for s in per_q[v]]
         rr = [metrics.reciprocal_rank(s.gold_ranks) for s in per_q[v]]
         row["ci"] = {"recall@5": list(metrics.bootstrap_ci(r5, seed=seed)),
                      "mrr": list(metrics.bootstrap_ci(rr, seed=seed))}
@@ -366,8 +366,8 @@ def run_eval(
     if "full" in names and "fixed-dense" in names:
         a = [metrics.reciprocal_rank(s.gold_ranks) for s in per_q["full"]]
         b = [metrics.reciprocal_rank(s.gold_ranks) for s in per_q["fixed-dense"]]
-        a5 = [metrics.recall_at_k(s.section_ranks, 5) for s in per_q["full"]]
-        b5 = [metrics.recall_at_k(s.section_ranks, 5) for s in per_q["fixed-dense"]]
+        a5 = [metrics.section_recall_at_k(s.section_ranks, 5) for s in per_q["full"]]
+        b5 = [metrics.section_recall_at_k(s.section_ranks, 5) for s in per_q["fixed-dense"]]
         report["paired_test"] = {"full_vs_fixed-dense": {
             "mrr_diff": float(np.mean(a) - np.mean(b)), "mrr_p": metrics.paired_test(a, b, seed=seed),
             "recall@5_diff": float(np.mean(a5) - np.mean(b5)),

@@ -1,13 +1,24 @@
 """Lexical route: BM25 (bm25s) over the augmented text, with HiQA's tokeniser.
 
-Two fields, in the spirit of BM25F (Robertson, Zaragoza & Taylor 2004): the segment's *head*
-(the cascaded path that HCA puts on the first line: ``doc > section > term``) and its *body*.
-One field would let a question that names the document favour the document's shortest segments
-(its one-line summary, its synopsis): the name matches every segment of the document, and
-BM25's length normalisation rewards the short ones.  So the head is scored with ``b = 0`` (no
-length normalisation: every segment of a document gets the same credit for the document's
-name, and a segment whose own heading or term matches gets more), the body with Okapi's
-``b = 0.75``, and the two scores add up.
+Three fields, in the spirit of BM25F (Robertson, Zaragoza & Taylor 2004), whose scores add up:
+
+* the segment's *head*: the cascaded path HCA puts on its first line (``doc > section > term``),
+  scored with ``b = 0``.  With one field, a question that names the document would favour the
+  document's shortest segments (its one-line summary, its synopsis): the name matches every
+  segment, and BM25's length normalisation rewards the short ones.  Without length
+  normalisation every segment of a document gets the same credit for the document's name, and
+  one whose own heading or term matches gets more;
+* its *body*, Okapi ``b = 0.75``;
+* its *context*: the whole heading section it belongs to (for a term, its parent section with
+  every sibling term), one BM25 document per section.  Finer segments (terms, pieces of a long
+  section) carry few words, so on their own they match a question's wording by chance; the
+  section says which part of which document the question is about, the segment's own fields
+  say which piece of it.  This is HCA's hierarchy applied to the lexical route.
+
+Terms of the document's title select the document, not the section: they are scored in the head
+only, never in the body of that document's segments (a datasheet's part number or a man page's
+name is written all over the document, and in a short section it would otherwise outweigh the
+words that say what the question is about).
 
 Word terms (letters only) are stemmed with Snowball's English stemmer, so "counts" meets
 "count"; identifiers, options and CJK bigrams are left as the tokeniser wrote them.
@@ -23,6 +34,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -37,7 +49,7 @@ logging.getLogger("bm25s").setLevel(logging.ERROR)
 K1 = 1.5
 B = 0.75
 HEAD_B = 0.0
-FORMAT = 2
+FORMAT = 4
 """Version of the saved index layout and term rules: an index saved by another is rebuilt."""
 
 _STEMMER = Stemmer.Stemmer("english")
@@ -70,35 +82,84 @@ def _scores(retriever: bm25s.BM25 | None, tokens: list[str], n: int) -> np.ndarr
 
 
 class LexicalIndex:
-    """BM25 scores for every indexed segment, aligned with ``ids``."""
+    """BM25 scores for every indexed segment, aligned with ``ids``.
 
-    def __init__(self, ids: Sequence[str], retriever: bm25s.BM25 | None,
-                 doc_ids: Sequence[str] | None = None, head: bm25s.BM25 | None = None):
+    ``context_of[i]`` is the position of segment ``i``'s section in the context field.
+    """
+
+    def __init__(self, ids: Sequence[str], doc_ids: Sequence[str] | None = None, *,
+                 body: bm25s.BM25 | None = None, head: bm25s.BM25 | None = None,
+                 context: bm25s.BM25 | None = None, context_of: Sequence[int] = (),
+                 context_docs: Sequence[str] = (), titles: dict[str, str] | None = None):
         self.ids = list(ids)
         self.doc_ids = np.asarray(list(doc_ids) if doc_ids is not None else [""] * len(self.ids),
                                   dtype=object)
-        self._retriever = retriever
-        self._head = head
+        self._body, self._head, self._context = body, head, context
+        self._context_of = np.asarray(context_of, dtype=np.int64)
+        self._context_docs = np.asarray(list(context_docs), dtype=object)
         self._pos = {sid: i for i, sid in enumerate(self.ids)}
+        self.titles = dict(titles or {})
+        self._title_docs: dict[str, list[str]] = {}  # title term -> documents with it in the title
+        for doc, title in self.titles.items():
+            for t in set(terms(title)):
+                self._title_docs.setdefault(t, []).append(doc)
 
     @classmethod
     def build(cls, ids: Sequence[str], texts: Sequence[str],
               doc_ids: Sequence[str] | None = None,
-              heads: Sequence[str] | None = None) -> LexicalIndex:
-        """Index ``texts`` (bodies) and ``heads`` (their cascaded paths, when the strategy has
-        them); ``doc_ids`` (aligned) lets queries be scoped to documents."""
+              heads: Sequence[str] | None = None,
+              titles: dict[str, str] | None = None,
+              contexts: Sequence[str] | None = None) -> LexicalIndex:
+        """Index the segments' bodies (``texts``), ``heads`` (cascaded paths, when the strategy
+        has them) and ``contexts`` (a key naming each segment's section: segments with one key
+        form one context document).  ``doc_ids`` (aligned) lets queries be scoped to documents;
+        ``titles`` (document id -> title) keeps title terms out of that document's body and
+        context scores."""
         if not ids:
-            return cls([], None, [])
+            return cls([])
+        doc_list = list(doc_ids) if doc_ids is not None else [""] * len(ids)
         head = _index(heads, HEAD_B) if heads is not None and any(heads) else None
-        return cls(ids, _index(texts, B), doc_ids, head)
+        context = None
+        context_of: list[int] = []
+        context_docs: list[str] = []
+        if contexts is not None:
+            position: dict[str, int] = {}
+            parts: list[list[str]] = []
+            for key, text, doc, h in zip(contexts, texts, doc_list, heads or [""] * len(ids)):
+                if key not in position:
+                    position[key] = len(parts)
+                    parts.append([])
+                    context_docs.append(doc)
+                context_of.append(position[key])
+                own = h.rsplit(" > ", 1)[-1] if h else ""
+                parts[position[key]].append(f"{own}\n{text}" if own else text)
+            context = _index(["\n\n".join(p) for p in parts], B)
+        return cls(ids, doc_list, body=_index(texts, B), head=head, context=context,
+                   context_of=context_of, context_docs=context_docs,
+                   titles=titles if head is not None else None)
 
     def scores(self, query: str) -> np.ndarray:
-        """BM25 score of every segment, head + body (0 where no query term occurs)."""
-        if self._retriever is None:
-            return np.zeros(0, dtype=np.float64)
-        tokens = terms(query)
+        """BM25 score of every segment, head + body + context (0 where no query term occurs)."""
         n = len(self.ids)
-        return _scores(self._retriever, tokens, n) + _scores(self._head, tokens, n)
+        if self._body is None:
+            return np.zeros(n, dtype=np.float64)
+        tokens = terms(query)
+        title_terms = Counter(t for t in tokens if t in self._title_docs)
+        body = self._without_title_terms(self._body, tokens, title_terms, self.doc_ids)
+        total = body + _scores(self._head, tokens, n)
+        if self._context is not None:
+            context = self._without_title_terms(self._context, tokens, title_terms,
+                                                self._context_docs)
+            total += context[self._context_of]
+        return total
+
+    def _without_title_terms(self, field: bm25s.BM25, tokens: list[str],
+                             title_terms: Counter[str], docs: np.ndarray) -> np.ndarray:
+        """A field's scores with each title term's share removed in the documents it names."""
+        scores = _scores(field, tokens, len(docs))
+        for t, count in title_terms.items():
+            scores -= count * _scores(field, [t], len(docs)) * np.isin(docs, self._title_docs[t])
+        return np.maximum(scores, 0.0)
 
     def position(self, segment_id: str) -> int | None:
         return self._pos.get(segment_id)
@@ -109,14 +170,19 @@ class LexicalIndex:
     def save(self, directory: Path, generation: str) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         tmp = directory.with_name(directory.name + ".tmp")
-        tmp.mkdir(parents=True, exist_ok=True)
-        if self._retriever is not None:
-            self._retriever.save(str(tmp / "body"), show_progress=False)
-        if self._head is not None:
-            self._head.save(str(tmp / "head"), show_progress=False)
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        tmp.mkdir(parents=True)
+        fields = {"body": self._body, "head": self._head, "context": self._context}
+        for name, field in fields.items():
+            if field is not None:
+                field.save(str(tmp / name), show_progress=False)
         (tmp / "ids.json").write_text(json.dumps({
             "format": FORMAT, "generation": generation, "ids": self.ids,
-            "doc_ids": [str(d) for d in self.doc_ids], "head": self._head is not None}))
+            "doc_ids": [str(d) for d in self.doc_ids], "titles": self.titles,
+            "fields": [name for name, field in fields.items() if field is not None],
+            "context_of": self._context_of.tolist(),
+            "context_docs": [str(d) for d in self._context_docs]}))
         # ids.json goes last: it names the generation, so a crash mid-save reads as stale.
         (directory / "ids.json").unlink(missing_ok=True)
         for f in sorted(tmp.iterdir(), key=lambda f: f.name == "ids.json"):
@@ -129,21 +195,20 @@ class LexicalIndex:
     @classmethod
     def load(cls, directory: Path, generation: str) -> LexicalIndex | None:
         """The saved index if it was built for ``generation``; ``None`` if missing or stale."""
-        meta = directory / "ids.json"
         try:
-            saved = json.loads(meta.read_text())
+            saved = json.loads((directory / "ids.json").read_text())
         except (OSError, ValueError):
             return None
         if saved.get("generation") != generation or saved.get("format") != FORMAT:
             return None
         if not saved["ids"]:
-            return cls([], None, [])
-        if len(saved.get("doc_ids", ())) != len(saved["ids"]):
-            return None  # written by an older version: rebuild
+            return cls([])
         try:
-            retriever = bm25s.BM25.load(str(directory / "body"), show_progress=False)
-            head = (bm25s.BM25.load(str(directory / "head"), show_progress=False)
-                    if saved.get("head") else None)
+            fields = {name: bm25s.BM25.load(str(directory / name), show_progress=False)
+                      for name in saved["fields"]}
         except Exception:
-            return None
-        return cls(saved["ids"], retriever, saved["doc_ids"], head)
+            return None  # a half-written or foreign index: rebuild from the store
+        return cls(saved["ids"], saved["doc_ids"], body=fields.get("body"),
+                   head=fields.get("head"), context=fields.get("context"),
+                   context_of=saved["context_of"], context_docs=saved["context_docs"],
+                   titles=saved["titles"])

@@ -73,6 +73,21 @@ def recall_at_k(ranks: Ranks, k: int, n_gold: int | None = None) -> float:
     return sum(r <= k for r in found) / n_gold
 
 
+def section_recall_at_k(section_ranks: Ranks, k: int) -> float:
+    """Share of gold *sections* hit in the top ``k``: ``section_ranks`` holds, per gold section,
+    the best rank of any of its segments (``None`` when none was ranked).
+
+    Unlike :func:`recall_at_k` two sections may share a rank: one segment can lie in both (a
+    question whose gold names a section and one of its sub-sections).
+    """
+    _check_k(k)
+    if len(section_ranks) == 0:
+        return 0.0
+    if any(r is not None and r < 1 for r in section_ranks):
+        raise ValueError("ranks are 1-based")
+    return sum(1 for r in section_ranks if r is not None and r <= k) / len(section_ranks)
+
+
 def precision_at_k(ranks: Ranks, k: int) -> float:
     """Share of the top ``k`` that is relevant (divides by ``k`` even if fewer were retrieved)."""
     _check_k(k)

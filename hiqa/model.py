@@ -148,10 +148,16 @@ class Segment:
     strategy: str
     span: tuple[int, int]
     keywords: tuple[str, ...] = ()
+    kind: NodeKind = "heading"
 
     @property
     def content_hash(self) -> str:
         return hashlib.sha256(self.augmented_text.encode("utf-8")).hexdigest()
+
+    @property
+    def context_path(self) -> tuple[str, ...]:
+        """The heading section this segment belongs to: a term's is its parent section's."""
+        return self.path[:-1] if self.kind == "term" and len(self.path) > 1 else self.path
 
     @property
     def heading(self) -> str:

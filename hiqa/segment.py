@@ -151,6 +151,7 @@ def segment_document(
                     augmented_text=(prefix + "\n\n" + embed) if prefix else embed,
                     is_table=is_table,
                     strategy=strategy.value,
+                    kind=section.kind,
                     span=span,
                 )
             )

@@ -65,3 +65,40 @@ def test_head_and_body_split_follows_the_strategy() -> None:
     assert head_and_body("title", path, "-L\n\nbody") == ("-L", "body")
     assert head_and_body("section", path, "body") == ("", "body")
     assert head_and_body("fixed", (), "any text") == ("", "any text")
+
+
+def test_title_terms_select_the_document_not_the_section() -> None:
+    """The page's name written in a short body must not lift that segment over its siblings."""
+    ids = ["name", "opt"]
+    heads = ["znew(1) > NAME", "znew(1) > OPTIONS > -v"]
+    bodies = ["znew - recompress files", "verbose: display the name and percentage reduction"]
+    idx = LexicalIndex.build(ids, bodies, ["z", "z"], heads, titles={"z": "znew(1)"})
+    s = idx.scores("znew: display the size reduction")
+    assert s[1] > s[0]
+    # without the title rule the name's body match is what wins
+    plain = LexicalIndex.build(ids, bodies, ["z", "z"], heads)
+    assert plain.scores("znew recompress")[0] > idx.scores("znew recompress")[0]
+
+
+def test_context_field_scores_a_term_with_its_section() -> None:
+    """Two one-line terms, one in the section that talks about the question's subject."""
+    ids = ["fmt-a", "fmt-b", "net-a"]
+    heads = ["t(1) > OUTPUT FORMAT > -a", "t(1) > OUTPUT FORMAT > -b", "t(1) > NETWORK > -a"]
+    bodies = ["all of them", "brief", "all of them"]
+    contexts = ["OUTPUT FORMAT", "OUTPUT FORMAT", "NETWORK"]
+    flat = LexicalIndex.build(ids, bodies, ["t"] * 3, heads)
+    ctx = LexicalIndex.build(ids, bodies, ["t"] * 3, heads, contexts=contexts)
+    q = "format: show all of them"
+    assert ctx.scores(q)[0] > ctx.scores(q)[2]
+    # the context adds the same section score to both siblings
+    assert ctx.scores("format")[0] == ctx.scores("format")[1] > 0
+    # the section's words widen the gap the head alone makes
+    assert ctx.scores(q)[0] - ctx.scores(q)[2] > flat.scores(q)[0] - flat.scores(q)[2]
+    # the saved index keeps the contexts
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as d:
+        ctx.save(Path(d) / "bm25", "g")
+        again = LexicalIndex.load(Path(d) / "bm25", "g")
+        assert again is not None and np.allclose(again.scores(q), ctx.scores(q))

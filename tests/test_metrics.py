@@ -126,3 +126,15 @@ def test_paired_test() -> None:
     assert paired_test([1.0] * 5, [0.0] * 5, n=20000) == pytest.approx(2 / 32, abs=0.01)
     with pytest.raises(ValueError, match="equally long"):
         paired_test([1.0, 2.0], [1.0])
+
+
+def test_section_recall_counts_each_gold_section_once():
+    from hiqa.metrics import section_recall_at_k
+
+    # two gold sections, one segment lies in both (rank 1 twice), one section never ranked
+    assert section_recall_at_k([1, 1, None], 5) == pytest.approx(2 / 3)
+    assert section_recall_at_k([6], 5) == 0.0
+    assert section_recall_at_k([5], 5) == 1.0
+    assert section_recall_at_k([], 5) == 0.0
+    with pytest.raises(ValueError):
+        section_recall_at_k([0], 5)
