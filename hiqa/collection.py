@@ -36,7 +36,7 @@ import numpy as np
 from qdrant_client import models
 
 from .errors import CollectionError, DocumentError, HiqaError, IngestBusyError, QueryError
-from .fusion import Candidates, FusionMethod, Ranking, fuse
+from .fusion import Candidates, FusionMethod, Ranking, Weights, adaptive_weights, fuse
 from .keywords import (
     Keyword,
     extract_keywords,
@@ -54,7 +54,7 @@ from .store import create_collection, get_client, is_local, tune_local_storage
 MAX_QUERY_CHARS = 4000
 COMMIT_EVERY_S = 5.0
 ROUTE_K = 100
-DEFAULT_ALPHA = 0.5
+DEFAULT_ALPHA = 0.7
 DEFAULT_BETA = 0.2
 DEFAULT_METHOD = "minmax"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -99,9 +99,17 @@ class SearchResult:
     timings: dict[str, float] = field(default_factory=dict)
 
     def rank(self, method: str = DEFAULT_METHOD, alpha: float = DEFAULT_ALPHA,
-             beta: float = DEFAULT_BETA, k: int = 10) -> list[Hit]:
+             beta: float = DEFAULT_BETA, k: int = 10, *, adaptive: bool = False) -> list[Hit]:
+        """Fuse (Eq. 2); ``adaptive`` moves α per question (``fusion.adaptive_weights``)."""
+        if adaptive:
+            w = self.weights(alpha, beta)
+            alpha, beta = w.alpha, w.beta
         ranking = fuse(self.candidates, FusionMethod.from_str(method), alpha, beta)
         return hits_from(ranking, self.candidates, self.segments, k)
+
+    def weights(self, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA) -> Weights:
+        """The query-adaptive α and β for this question, with the reason to show."""
+        return adaptive_weights(self.candidates, alpha, beta)
 
 
 def hits_from(ranking: Ranking, c: Candidates, segments: dict[str, Segment], k: int) -> list[Hit]:

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from . import metrics
-from .collection import Collection, SearchResult
+from .collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD, Collection, SearchResult
 from .errors import HiqaError
 from .formats import SUPPORTED_EXTENSIONS, load_document
 from .fusion import FusionMethod, fuse
@@ -306,9 +306,9 @@ def run_eval(
     variants: Sequence[str] | None = None,
     distractors: Sequence[int] | None = None,
     seed: int = 0,
-    method: str = "minmax",
-    alpha: float = 0.5,
-    beta: float = 0.2,
+    method: str = DEFAULT_METHOD,
+    alpha: float = DEFAULT_ALPHA,
+    beta: float = DEFAULT_BETA,
     gamma: float = 1.0,
     settings: Settings | None = None,
     embedder: str | None = None,

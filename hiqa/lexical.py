@@ -99,10 +99,17 @@ class LexicalIndex:
         self._context_docs = np.asarray(list(context_docs), dtype=object)
         self._pos = {sid: i for i, sid in enumerate(self.ids)}
         self.titles = dict(titles or {})
-        self._title_docs: dict[str, list[str]] = {}  # title term -> documents with it in the title
+        # documents as small integers, so "segments of these documents" is a fast integer isin
+        code = {d: i for i, d in enumerate(dict.fromkeys([*self.doc_ids, *self._context_docs]))}
+        self._doc_codes = np.array([code[d] for d in self.doc_ids], dtype=np.int64)
+        self._context_codes = np.array([code[d] for d in self._context_docs], dtype=np.int64)
+        self._title_docs: dict[str, np.ndarray] = {}  # title term -> codes of docs titled with it
+        by_term: dict[str, list[int]] = {}
         for doc, title in self.titles.items():
             for t in set(terms(title)):
-                self._title_docs.setdefault(t, []).append(doc)
+                if doc in code:
+                    by_term.setdefault(t, []).append(code[doc])
+        self._title_docs = {t: np.array(c, dtype=np.int64) for t, c in by_term.items()}
 
     @classmethod
     def build(cls, ids: Sequence[str], texts: Sequence[str],
@@ -145,11 +152,11 @@ class LexicalIndex:
             return np.zeros(n, dtype=np.float64)
         tokens = terms(query)
         title_terms = Counter(t for t in tokens if t in self._title_docs)
-        body = self._without_title_terms(self._body, tokens, title_terms, self.doc_ids)
+        body = self._without_title_terms(self._body, tokens, title_terms, self._doc_codes)
         total = body + _scores(self._head, tokens, n)
         if self._context is not None:
             context = self._without_title_terms(self._context, tokens, title_terms,
-                                                self._context_docs)
+                                                self._context_codes)
             total += context[self._context_of]
         return total
 
