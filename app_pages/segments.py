@@ -134,7 +134,7 @@ with tree_col:
                   help="Heading without text of its own: its text is in the sub-sections"
                        if not node.segment_ids else None)
 
-    with st.container(height=560, border=True):
+    with st.container(height=560, border=True, gap=None):
         for i, node in enumerate(visible_nodes(nodes, open_paths, all_terms)):
             node_button(node, i)
     st.caption(":material/folder: heading with only sub-sections · :material/description: "
