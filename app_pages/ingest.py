@@ -35,9 +35,9 @@ from hiqa.ui_helpers import (
 STAGES = ("format", "segment", "embed", "index")
 INTO = {"existing": ":material/folder_open: An existing collection",
         "new": ":material/add_circle: A new collection"}
+# Bumped after a successful ingest: the form is drawn with fresh keys, so it comes back empty
+# (clear_on_submit would also empty it after a failure, losing what the user typed).
 FORM_KEY = "ingest_form_generation"
-"""Bumped after a successful ingest: the form is drawn with fresh keys, so it comes back empty
-(``clear_on_submit`` would also empty it after a failure, losing what the user typed)."""
 
 st.title("Ingest")
 s = settings()

@@ -210,7 +210,7 @@ def moved_count(moves: Sequence[int | None]) -> int:
 
 
 def short_path(parts: Sequence[str], max_chars: int = 70) -> str:
-    """``a › b › c`` cut from the left (``… › b › c``) so that a deep path stays one table line;
+    """``a > b > c`` cut from the left (``… > b > c``) so that a deep path stays one table line;
     the last heading, the one that says what the segment is, is always kept."""
     full = render_path(parts)
     if len(full) <= max_chars or len(parts) <= 1:
@@ -308,10 +308,6 @@ class TreeNode:
     segment_ids: tuple[str, ...]
     matched: bool
     terms: int = 0
-
-    @property
-    def key(self) -> str:
-        return node_key(self.doc_id, self.path)
 
 
 def node_key(doc_id: str, path: Sequence[str]) -> str:

@@ -185,7 +185,8 @@ def test_demo_chat_rerank_and_pages(server, page):
     table = page.locator('[data-testid="stTable"]').first
     assert table.evaluate("t => t.scrollWidth <= t.parentElement.clientWidth + 1"), \
         "the evidence table needs a horizontal scrollbar at 1,440 px"
-    shot(page, "chat")
+    page.locator('[data-testid="stChatMessage"]').nth(-2).scroll_into_view_if_needed()
+    shot(page, "chat")  # the question, its cited answer and the top of the evidence
 
     slider = page.locator('[data-testid="stSlider"]', has_text="α").locator('input[type="range"]')
     slider.focus()
@@ -228,6 +229,7 @@ def test_demo_chat_rerank_and_pages(server, page):
     z = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
         .map(p => p.data && p.data[0]).find(t => t && t.type === 'heatmap').z""")
     assert any(row != z[0] for row in z), "β does not change the α/β heat map on the demo"
+    page.get_by_text("α/β sensitivity").first.scroll_into_view_if_needed()
     shot(page, "evaluate")
     assert "Traceback" not in page.content()
 
