@@ -194,7 +194,8 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     config = None if args.extractive else LLMConfig.from_settings(settings)
     llm = LLMClient(config) if config else None
     parts = []
-    for piece in answer_stream(args.question, segments, llm):
+    embedder = None if llm else col.embedder  # the extractive answer ranks as the app does
+    for piece in answer_stream(args.question, segments, llm, embedder):
         parts.append(piece)
         if not args.json:
             print(piece, end="", flush=True)
