@@ -23,7 +23,8 @@ Each candidate sentence is scored by its own similarity to the question:
 The best sentences are returned best first, at most three, each with the number of the context
 block it was quoted from so the answer can cite it.  A sentence that opens by leaning on the
 previous one ("That is, …", "Thus, …") is quoted together with it.  The weights were set on the
-demo's gold phrases (``bench/bench_answers.py``): 27 of 34 answers contain theirs.
+demo's gold phrases (``bench/bench_answers.py``): 26 of 34 answers contain theirs (the
+demo's retrieval moves this by a question or two as it changes).
 """
 from __future__ import annotations
 
