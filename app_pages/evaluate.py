@@ -142,6 +142,9 @@ if grid:
     metric = st.radio("Heat map of", ["log_rank", "recall@5", "mrr"], horizontal=True,
                       key="grid_metric")
     fig = engine.fusion_grid_figure(grid, metric)
+    # β steps are uneven (0, 0.05, … 0.5, 1): as numbers they squash the small βs into a sliver
+    # at the bottom, hiding what β does; one row per β instead
+    fig.update_yaxes(type="category")
     event = st.plotly_chart(fig, key="grid_chart", on_select="rerun", selection_mode="points")
     surface = grid["surface"]
     points = (event.selection.points if event is not None and hasattr(event, "selection")
