@@ -275,8 +275,14 @@ class Evaluator:
                     self.progress(f"index {strategy}", done[0], total)
 
             col.ingest([self.corpus], progress=prog)
-            for source, by_doc in self.keywords.items():
-                col.set_keywords(source, {d: list(by_doc.get(d, ())) for d in col.documents})
+            # the collection is cached across runs: set every extra source, emptying the ones
+            # this run does not give, so keywords of an earlier run never linger
+            for source in sorted({"lexicon", "llm", *self.keywords}):
+                given = self.keywords.get(source, {})
+                changed = {d: list(given.get(d, ())) for d, record in col.documents.items()
+                           if record.get("keywords", {}).get(source, []) != list(given.get(d, ()))}
+                if changed:
+                    col.set_keywords(source, changed)
             self._collections[strategy] = col
             self._counts[strategy] = Counter(
                 {d: int(m.get("segments", 0)) for d, m in col.documents.items()})
