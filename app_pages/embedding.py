@@ -1,6 +1,7 @@
 """Embedding space: the same segments without and with HCA, and how well documents separate (§7.1)."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -114,7 +115,8 @@ names = sorted(set(labels))
 highlight = st.multiselect(
     f"Highlight {'documents' if colour == 'document' else 'sections'}", names,
     key=f"highlight_{colour}", placeholder="All in colour; pick some to grey out the rest",
-    help="With many documents no palette keeps every colour apart: pick the ones to compare")
+    help="With many documents no palette keeps every colour apart: pick the ones to compare. "
+         "In the legend, a click shows one name alone and a double click shows all again.")
 colours = label_colours(names, highlight)
 hover = [segment_label(s) for s in segments]
 
@@ -146,9 +148,14 @@ def figure(vector: str, title: str) -> go.Figure | None:
         q = place(qvec[None, :])
         fig.add_trace(go.Scatter(x=q[:, 0], y=q[:, 1], mode="markers", name="question",
                                  marker={"symbol": "star", "size": 18, "color": "black"}))
-    fig.update_layout(title=title, height=560, margin={"l": 0, "r": 0, "t": 40, "b": 0},
+    in_legend = sum(1 for n in names if not highlight or n in highlight) if len(names) <= 48 else 0
+    # the legend sits below the map, two entries a row: grow the figure rather than the map
+    # shrinking under 40 document names
+    fig.update_layout(title=title, height=480 + 19 * math.ceil((in_legend + 2) / 2),
+                      margin={"l": 0, "r": 0, "t": 40, "b": 0},
                       legend={"font": {"size": 10}, "orientation": "h", "y": -0.02,
-                              "yanchor": "top", "itemclick": "toggleothers"},
+                              "yanchor": "top", "itemclick": "toggleothers",
+                              "itemsizing": "constant"},
                       xaxis={"showticklabels": False, "range": robust_range(coords[:, 0])},
                       yaxis={"showticklabels": False, "range": robust_range(coords[:, 1])},
                       hoverlabel={"namelength": -1})
