@@ -18,12 +18,13 @@ Each candidate sentence is scored by its own similarity to the question:
   sentence embedded as a passage with its topic (document title, heading or term); this is
   the main signal, the shared words settle near-ties;
 * a tiny prior for the segment's retrieval rank, which breaks exact ties toward the evidence
-  the ranking trusted most.
+  the ranking trusted most, and a small bonus for the first sentence under a heading or term
+  that the question names (its definition).
 
 The best sentences are returned best first, at most three, each with the number of the context
 block it was quoted from so the answer can cite it.  A sentence that opens by leaning on the
 previous one ("That is, …", "Thus, …") is quoted together with it.  The weights were set on the
-demo's gold phrases (``bench/bench_answers.py``): 26 of 34 answers contain theirs (the
+demo's gold phrases (``bench/bench_answers.py``): 27 of 34 answers contain theirs (the
 demo's retrieval moves this by a question or two as it changes).
 """
 from __future__ import annotations
@@ -48,6 +49,9 @@ OVERLAP_WEIGHT = 0.1
 words decide near-ties; a larger one picks sentences that merely repeat the question's words
 (measured with ``bench/bench_answers.py``)."""
 RANK_PRIOR = 0.002
+DEFINITION_BONUS = 0.02
+"""For the first sentence under a heading or term that the question names ("In CREATE INDEX,
+what does CONCURRENTLY do?"): reference text defines a term first and adds caveats after."""
 KEEP_WITHIN = 0.08
 """A further sentence is kept only if its score is within this of the best one's."""
 LEANS_BACK = re.compile(
@@ -291,7 +295,12 @@ def pick_sentences(question: str, segments: Sequence[Segment], embedder: Any | N
     idf = {t: math.log(1 + len(bags) / (1 + sum(t in b for b in bags))) for t in terms}
     total = sum(idf.values()) or 1.0
     lexical = np.array([sum(idf[t] for t in terms & bag) / total for bag in bags])
-    prior = np.array([-RANK_PRIOR * (c.block - 1) for c in candidates])
+    named = {i for i, seg in enumerate(segments, 1)
+             if seg.piece == 0 and seg.section_path
+             and (head := content_terms(seg.section_path[-1])) and head <= terms}
+    prior = np.array([-RANK_PRIOR * (c.block - 1)
+                      + (DEFINITION_BONUS if c.block in named and c.position == 0 else 0.0)
+                      for c in candidates])
     if embedder is None:
         scores = lexical + prior
         if not lexical.any():  # nothing in common with the question: the top passage's start

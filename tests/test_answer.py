@@ -300,3 +300,15 @@ def test_llm_answers_on_the_demo_questions_go_through_the_pipeline(demo_subset,
         assert a.mode == "llm" and a.text.strip() and MODEL_ALIAS in a.note
         valid, invalid = parse_citations(a.text, 5)
         assert (list(a.citations), list(a.invalid_citations)) == (valid, invalid)
+
+
+def test_a_term_the_question_names_is_answered_by_its_definition_first() -> None:
+    """Both sentences share every question word; the definition of the named term wins over a
+    caveat from a better-ranked section that merely mentions it."""
+    caveat = seg("CREATE INDEX", ("Parameters", "Building Indexes Concurrently"),
+                 "CREATE INDEX CONCURRENTLY cannot run inside a transaction block.")
+    term = seg("CREATE INDEX", ("Parameters", "CONCURRENTLY"),
+               "When this option is used, PostgreSQL will build the index without taking any "
+               "locks that prevent concurrent inserts. There are several caveats.")
+    result = answer("In CREATE INDEX, what does CONCURRENTLY do?", [caveat, term], None)
+    assert result.text.startswith("When this option is used, PostgreSQL will build the index")
