@@ -312,3 +312,9 @@ def test_a_term_the_question_names_is_answered_by_its_definition_first() -> None
                "locks that prevent concurrent inserts. There are several caveats.")
     result = answer("In CREATE INDEX, what does CONCURRENTLY do?", [caveat, term], None)
     assert result.text.startswith("When this option is used, PostgreSQL will build the index")
+
+
+def test_a_context_of_code_only_points_to_the_source_instead_of_quoting_it() -> None:
+    result = answer("What is the ALTER TABLE syntax?", [SYNOPSIS], None)
+    assert "```" not in result.text and "[ IF EXISTS ]" not in result.text
+    assert result.citations == (1,) and "no sentence to quote" in result.text
