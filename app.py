@@ -65,6 +65,9 @@ def sidebar() -> None:
         st.markdown("### HiQA")
         st.caption(version_line(settings()), help="package version and the default embedder's "
                    "model id: quote this line in a bug report")
+        for page in PAGES:
+            st.page_link(page)
+        st.divider()
         with st.expander("Data directory", expanded=False):
             if not st.session_state.get(DATA_DIR_KEY):
                 st.session_state[DATA_DIR_KEY] = str(settings().data_dir)
@@ -85,13 +88,29 @@ def sidebar() -> None:
         st.selectbox("Collection", names, key=COLLECTION_KEY)
 
 
+PAGES = [
+    st.Page("app_pages/chat.py", title="Chat", icon=":material/forum:", url_path="chat"),
+    st.Page("app_pages/segments.py", title="Segments", icon=":material/account_tree:",
+            url_path="segments"),
+    st.Page("app_pages/ingest.py", title="Ingest", icon=":material/upload_file:",
+            url_path="ingest"),
+    st.Page("app_pages/embedding.py", title="Embedding space", icon=":material/scatter_plot:",
+            url_path="embedding"),
+    st.Page("app_pages/evaluate.py", title="Evaluate & tune", icon=":material/query_stats:",
+            url_path="evaluate"),
+]
+
+
+def home() -> None:
+    """The root URL opens Chat at its own address (``/chat``)."""
+    st.switch_page(PAGES[0])
+
+
 build_demo_if_empty()
 sidebar()
-navigation = st.navigation([
-    st.Page("app_pages/ingest.py", title="Ingest", icon=":material/upload_file:"),
-    st.Page("app_pages/segments.py", title="Segments", icon=":material/account_tree:"),
-    st.Page("app_pages/chat.py", title="Chat", icon=":material/forum:", default=True),
-    st.Page("app_pages/embedding.py", title="Embedding space", icon=":material/scatter_plot:"),
-    st.Page("app_pages/evaluate.py", title="Evaluate & tune", icon=":material/query_stats:"),
-])
+# Streamlit serves its default page at "/" only, so "/chat" would be "Page not found" if Chat
+# were the default.  Every page gets a stable address instead; the default is a redirect, kept
+# out of the menu by drawing the menu (in sidebar()) from PAGES.
+navigation = st.navigation([st.Page(home, title="HiQA", default=True), *PAGES],
+                           position="hidden")
 navigation.run()

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app_pages._shared import current_collection, guarded, keep, persistent, settings
-from hiqa.answer import answer_note, answer_stream, block_header, parse_citations
+from hiqa.answer import answer_note, answer_stream, parse_citations
 from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
 from hiqa.errors import HiqaError, LLMError
 from hiqa.fusion import FusionMethod
@@ -18,9 +18,11 @@ from hiqa.ui_helpers import (
     llm_settings_from_secrets,
     moved_count,
     rank_moves,
+    raw_scores,
     render_answer,
     score_breakdown,
     source_anchor,
+    source_labels,
 )
 
 METHODS = [m.value for m in FusionMethod]
@@ -105,10 +107,11 @@ history: list[dict[str, Any]] = st.session_state.setdefault("chat", {}).setdefau
 def show_sources(turn: dict[str, Any], index: int) -> None:
     cited, _ = parse_citations(turn["answer"], len(turn["context"]))
     st.markdown("**Sources**")
-    for n, seg in enumerate(turn["context"], 1):
+    labels = source_labels(turn["context"])
+    for n, (seg, label) in enumerate(zip(turn["context"], labels), 1):
         st.markdown(f'<div id="{source_anchor(index, n)}"></div>', unsafe_allow_html=True)
         mark = " · cited" if n in cited else ""
-        with st.expander(escape_markdown(block_header(seg, n)) + mark, expanded=False):
+        with st.expander(escape_markdown(label) + mark, expanded=False):
             st.caption(f"Document: {escape_markdown(seg.doc_id)}")
             st.text(seg.text)
 
@@ -146,25 +149,26 @@ def show_evidence(turn: dict[str, Any]) -> None:
     st.caption(f"{len(result.candidates)} candidates re-fused with {method}, α = {alpha:.2f}, "
                f"β = {beta:.2f}, top {k}; {moved_count(moves)} moved since the last change. "
                f"Retrieval took {sum(result.timings.values()) * 1000:.0f} ms.")
-    table, chart = st.columns([3, 2])
-    with table:
-        st.table(hits_rows(hits, moves, escape=True), hide_index=True)
-    with chart:
-        rows = score_breakdown(hits)
-        if rows:
-            fig = go.Figure()
-            for route, colour in ROUTE_COLOURS.items():
-                part = [r for r in rows if r["route"] == route]
-                fig.add_trace(go.Bar(x=[r["share"] for r in part], y=[r["segment"] for r in part],
-                                     name=route, orientation="h", marker_color=colour,
-                                     customdata=[r["fused"] for r in part],
-                                     hovertemplate="%{y}<br>" + route + " %{x:.3f} of fused "
-                                                   "%{customdata:.3f}<extra></extra>"))
-            fig.update_layout(barmode="stack", height=90 + 34 * len(hits),
-                              yaxis={"autorange": "reversed", "title": None},
-                              xaxis_title="fused score (stacked route shares)",
-                              margin={"l": 0, "r": 0, "t": 10, "b": 0}, legend_title=None)
-            st.plotly_chart(fig, key="score_chart", config={"displayModeBar": False})
+    # full width: at 1,400 px a table beside the chart hid the route columns behind a scrollbar
+    st.table(hits_rows(hits, moves, escape=True, raw=False), hide_index=True)
+    with st.expander("Raw route scores (before normalisation)"):
+        st.dataframe([{"rank": h.rank, "document": h.segment.doc_id, **raw_scores(h)}
+                      for h in hits], hide_index=True)
+    rows = score_breakdown(hits)
+    if rows:
+        fig = go.Figure()
+        for route, colour in ROUTE_COLOURS.items():
+            part = [r for r in rows if r["route"] == route]
+            fig.add_trace(go.Bar(x=[r["share"] for r in part], y=[r["segment"] for r in part],
+                                 name=route, orientation="h", marker_color=colour,
+                                 customdata=[r["fused"] for r in part],
+                                 hovertemplate="%{y}<br>" + route + " %{x:.3f} of fused "
+                                               "%{customdata:.3f}<extra></extra>"))
+        fig.update_layout(barmode="stack", height=90 + 30 * len(hits),
+                          yaxis={"autorange": "reversed", "title": None},
+                          xaxis_title="fused score (stacked route shares)",
+                          margin={"l": 0, "r": 0, "t": 10, "b": 0}, legend_title=None)
+        st.plotly_chart(fig, key="score_chart", config={"displayModeBar": False})
 
 
 for i, turn in enumerate(history):
@@ -193,7 +197,9 @@ if question:
             except LLMError as exc:
                 turn["error"] = f"{exc} Answering extractively instead."
             try:
-                for piece in answer_stream(question, context, client):
+                embedder = None if client else guarded(lambda: col.embedder,
+                                                       "The embedder could not be loaded")
+                for piece in answer_stream(question, context, client, embedder):
                     turn["answer"] += piece
                     placeholder.markdown(render_answer(turn["answer"], len(context),
                                                        len(history)) + " ▌")

@@ -1,6 +1,7 @@
 """Embedding space: the same segments without and with HCA, and how well documents separate (§7.1)."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,14 @@ from hiqa.projection import (
     silhouette_by_document,
     umap_2d,
 )
-from hiqa.ui_helpers import escape_markdown, projection_cache_path, section_key, segment_label
+from hiqa.ui_helpers import (
+    escape_markdown,
+    label_colours,
+    projection_cache_path,
+    robust_range,
+    section_key,
+    segment_label,
+)
 
 st.title("Embedding space")  # first, so the page shows before the collection opens
 col = current_collection()
@@ -60,7 +68,7 @@ if len(data["segments"]) < len(col):
 segments = data["segments"]
 doc_labels = [s.doc_id for s in segments]
 
-c1, c2, c3 = st.columns(3)
+c1, c2, c3 = st.columns([1, 1, 1])
 method = c1.radio("Projection", ["PCA", "UMAP"], horizontal=True,
                   help="UMAP is slower; its layout is cached per collection")
 colour = c2.radio("Colour by", ["document", "section name"], horizontal=True)
@@ -103,12 +111,14 @@ else:
     st.caption("Ask a question in Chat to see it and its top-k on the maps.")
 
 labels = doc_labels if colour == "document" else [section_key(s) for s in segments]
-palette = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#EECA3B", "#B279A2",
-           "#FF9DA6", "#9D755D", "#BAB0AC"]
 names = sorted(set(labels))
-colours = {n: palette[i % len(palette)] for i, n in enumerate(names)}
+highlight = st.multiselect(
+    f"Highlight {'documents' if colour == 'document' else 'sections'}", names,
+    key=f"highlight_{colour}", placeholder="All in colour; pick some to grey out the rest",
+    help="With many documents no palette keeps every colour apart: pick the ones to compare. "
+         "In the legend, a click shows one name alone and a double click shows all again.")
+colours = label_colours(names, highlight)
 hover = [segment_label(s) for s in segments]
-
 
 def figure(vector: str, title: str) -> go.Figure | None:
     try:
@@ -117,14 +127,16 @@ def figure(vector: str, title: str) -> go.Figure | None:
         st.error(str(exc))
         return None
     fig = go.Figure()
-    show_legend = len(names) <= 20
-    for n in names:
+    # greyed names first, so that the highlighted ones are drawn on top of them
+    for n in sorted(names, key=lambda n: (not highlight or n in highlight, n)):
         idx = [i for i, lab in enumerate(labels) if lab == n]
+        muted = bool(highlight) and n not in highlight
         fig.add_trace(go.Scattergl(
             x=coords[idx, 0], y=coords[idx, 1], mode="markers", name=n[:40],
-            marker={"size": 6, "color": colours[n], "opacity": 0.75},
+            marker={"size": 5 if muted else 7, "color": colours[n],
+                    "opacity": 0.35 if muted else 0.85},
             text=[hover[i] for i in idx], hovertemplate="%{text}<extra></extra>",
-            showlegend=show_legend))
+            showlegend=not muted and len(names) <= 48, legendrank=names.index(n)))
     if top_ids:
         pos = {s.segment_id: i for i, s in enumerate(segments)}
         idx = [pos[t] for t in top_ids if t in pos]
@@ -136,9 +148,17 @@ def figure(vector: str, title: str) -> go.Figure | None:
         q = place(qvec[None, :])
         fig.add_trace(go.Scatter(x=q[:, 0], y=q[:, 1], mode="markers", name="question",
                                  marker={"symbol": "star", "size": 18, "color": "black"}))
-    fig.update_layout(title=title, height=520, margin={"l": 0, "r": 0, "t": 40, "b": 0},
-                      legend={"font": {"size": 10}}, xaxis={"showticklabels": False},
-                      yaxis={"showticklabels": False})
+    in_legend = sum(1 for n in names if not highlight or n in highlight) if len(names) <= 48 else 0
+    # the legend sits below the map, two entries a row: grow the figure rather than the map
+    # shrinking under 40 document names
+    fig.update_layout(title=title, height=480 + 19 * math.ceil((in_legend + 2) / 2),
+                      margin={"l": 0, "r": 0, "t": 40, "b": 0},
+                      legend={"font": {"size": 10}, "orientation": "h", "y": -0.02,
+                              "yanchor": "top", "itemclick": "toggleothers",
+                              "itemsizing": "constant"},
+                      xaxis={"showticklabels": False, "range": robust_range(coords[:, 0])},
+                      yaxis={"showticklabels": False, "range": robust_range(coords[:, 1])},
+                      hoverlabel={"namelength": -1})
     return fig
 
 

@@ -11,9 +11,11 @@ import streamlit as st
 from app_pages._shared import current_collection, guarded, settings
 from hiqa.errors import HiqaError
 from hiqa.ui_helpers import (
+    collection_keywords,
     degradation_rows,
     diagnostic_rows,
     escape_markdown,
+    eval_defaults,
     fusion_method_rows,
     variants_rows,
 )
@@ -32,16 +34,23 @@ except ImportError as exc:
 
 col = current_collection(required=False)
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
-demo_questions = sorted(DEMO.glob("*.jsonl"))
-demo_corpus = DEMO / "docs"
+defaults = eval_defaults(col.documents if col is not None else {}, DEMO)
+scope = col.name if col is not None else ""
+keywords = collection_keywords(col.documents) if col is not None else {}
+if col is not None:
+    used = ", ".join(f"{src} ({len(by_doc)} documents)" for src, by_doc in keywords.items())
+    st.caption(f"Evaluating for the sidebar's collection **{escape_markdown(col.name)}**: its "
+               f"documents' folder, its keywords ({escape_markdown(used) or 'rule keywords only'}"
+               f") and its preset weights; a preset saved below goes to it.")
 
 with st.form("eval"):
     a, b = st.columns(2)
-    corpus = a.text_input("Corpus folder", value=str(demo_corpus) if demo_corpus.is_dir() else "",
+    corpus = a.text_input("Corpus folder", value=str(defaults.corpus or ""),
+                          key=f"eval_corpus_{scope}",
                           help="The labelled documents; one collection per strategy is built "
                                "from them (cached under the data dir)")
-    questions = b.text_input("Questions JSONL",
-                             value=str(demo_questions[0]) if demo_questions else "",
+    questions = b.text_input("Questions JSONL", value=str(defaults.questions or ""),
+                             key=f"eval_questions_{scope}",
                              help='{"id", "question", "gold": [{"doc", "section"}]} per line')
     upload = st.file_uploader("…or upload a questions JSONL", type=["jsonl", "json"])
     variants = st.multiselect("Variants", list(engine.VARIANTS),
@@ -85,20 +94,25 @@ if run:
                 distractors=distractors if with_degradation else None,
                 method=preset.get("method", "minmax"), alpha=preset.get("alpha", 0.5),
                 beta=preset.get("beta", 0.2), settings=settings(), fusion_grid=with_grid,
-                progress=progress)
+                progress=progress, keywords=keywords)
         except (HiqaError, ValueError, OSError) as exc:
             bar.empty()
             st.error(f"The evaluation failed: {exc}")
         else:
             bar.empty()
-            st.session_state["eval_report"] = report
+            st.session_state["eval_report"] = {"collection": scope, "report": report}
         finally:
             if tmp is not None:
                 tmp.unlink(missing_ok=True)
 
-report = st.session_state.get("eval_report")
+last = st.session_state.get("eval_report") or {}
+report = last.get("report")
 if not report:
     st.info("Run an evaluation to see the ablation table, the degradation curve and the α/β map.")
+    st.stop()
+if last.get("collection") != scope:
+    st.info(f"The last evaluation was run for collection "
+            f"{escape_markdown(last.get('collection') or '(none)')}; run it again for this one.")
     st.stop()
 
 st.caption(f"{report['questions']} questions over {report['documents']} documents · "
@@ -114,7 +128,10 @@ if report.get("degradation"):
     rows = [r for r in degradation_rows(report) if r["metric"] == metric]
     fig = px.line(rows, x="distractors", y="value", color="variant", markers=True,
                   labels={"distractors": "documents in the knowledge base (N)", "value": metric})
-    fig.update_xaxes(type="log")
+    sizes = sorted({r["distractors"] for r in rows})
+    # a log axis labels its own minor ticks ("2 5 10 2"); label the measured sizes only
+    fig.update_xaxes(type="log", tickmode="array", tickvals=sizes,
+                     ticktext=[str(n) for n in sizes], minor={"showgrid": False})
     st.plotly_chart(fig, key="degradation_chart")
 
 grid = report.get("fusion_grid")
@@ -125,6 +142,9 @@ if grid:
     metric = st.radio("Heat map of", ["log_rank", "recall@5", "mrr"], horizontal=True,
                       key="grid_metric")
     fig = engine.fusion_grid_figure(grid, metric)
+    # β steps are uneven (0, 0.05, … 0.5, 1): as numbers they squash the small βs into a sliver
+    # at the bottom, hiding what β does; one row per β instead
+    fig.update_yaxes(type="category")
     event = st.plotly_chart(fig, key="grid_chart", on_select="rerun", selection_mode="points")
     surface = grid["surface"]
     points = (event.selection.points if event is not None and hasattr(event, "selection")

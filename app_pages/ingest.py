@@ -26,13 +26,18 @@ from hiqa.segment import Strategy
 from hiqa.ui_helpers import (
     escape_markdown,
     ingest_rows,
+    ingest_summary,
     safe_upload_name,
     settle_uploads,
     stage_uploads,
 )
 
 STAGES = ("format", "segment", "embed", "index")
-NEW = "➕ New collection…"
+INTO = {"existing": ":material/folder_open: An existing collection",
+        "new": ":material/add_circle: A new collection"}
+# Bumped after a successful ingest: the form is drawn with fresh keys, so it comes back empty
+# (clear_on_submit would also empty it after a failure, losing what the user typed).
+FORM_KEY = "ingest_form_generation"
 
 st.title("Ingest")
 s = settings()
@@ -83,7 +88,7 @@ def run_ingest(col: Collection, paths: list[Path], root: Path, llm_format: str =
         prepare = format_step(llm_format, llm, report=notes.append)
         results = col.ingest(paths, root=root, progress=progress, prepare=prepare)
         if llm_keywords and llm is not None:
-            done = [r.doc_id for r in results if r.status != "failed"]
+            done = [r.doc_id for r in results if r.status not in ("failed", "skipped")]
             with st.spinner("Asking the LLM for document keywords…"):
                 add_llm_keywords(col, done, llm)
     except HiqaError as exc:
@@ -105,22 +110,24 @@ def switch_to(name: str, message: str) -> None:
 
 
 def show_results(results: list) -> None:
-    rows = ingest_rows(results)
-    failed = [r for r in results if r.status == "failed"]
-    ok = len(results) - len(failed)
-    (st.warning if failed else st.success)(
-        f"{ok} document(s) indexed or unchanged, {len(failed)} failed.")
-    st.dataframe(rows, hide_index=True)
+    level, message = ingest_summary(results)
+    (st.warning if level == "warning" else st.success)(f"Ingest: {message}")
+    st.dataframe(ingest_rows(results), hide_index=True)
 
 
 # ------------------------------------------------------------------ add documents
 st.subheader("Add documents")
-with st.form("ingest"):
-    options = names + [NEW]
-    target = st.selectbox("Into collection", options,
-                          index=options.index(current) if current in options else len(names))
-    new_name = st.text_input("New collection name", placeholder="manuals-2024",
-                             help="Only used when 'New collection…' is chosen")
+generation = st.session_state.setdefault(FORM_KEY, 0)
+with st.form(f"ingest-{generation}"):
+    into = st.radio("Into", list(INTO), format_func=INTO.get, horizontal=True,
+                    index=0 if names else 1, key=f"into-{generation}")
+    left, right = st.columns(2)
+    target = left.selectbox("Existing collection", names,
+                            index=names.index(current) if current in names else 0,
+                            disabled=not names, key=f"target-{generation}")
+    new_name = right.text_input("New collection name", placeholder="manuals-2024",
+                                help="Used when 'A new collection' is chosen",
+                                key=f"name-{generation}")
     left, right = st.columns(2)
     strategy = left.selectbox("Chunking strategy", [x.value for x in Strategy],
                               index=[x.value for x in Strategy].index("hca"),
@@ -138,15 +145,18 @@ with st.form("ingest"):
         "LLM keywords", help="Also ask the LLM endpoint for each document's identifiers and "
                              "aliases (keyword bonus, source 'llm')")
     uploads = st.file_uploader("Upload files", accept_multiple_files=True,
-                               type=sorted(e.lstrip(".") for e in SUPPORTED_EXTENSIONS))
+                               type=sorted(e.lstrip(".") for e in SUPPORTED_EXTENSIONS),
+                               key=f"uploads-{generation}")
     folder = st.text_input("…or a folder on the server", placeholder="/path/to/documents",
-                           help="Every supported file under it, recursively")
+                           help="Every supported file under it, recursively",
+                           key=f"folder-{generation}")
     submitted = st.form_submit_button("Ingest", type="primary")
 
 if submitted:
     created = False
     col = None
-    if target == NEW:
+    kept = ""
+    if into == "new" or not names:
         try:
             name = check_name(new_name.strip())
             if name in names:
@@ -158,8 +168,9 @@ if submitted:
     else:
         col = guarded(lambda: open_collection(str(s.data_dir), target), "Cannot open the collection")
         if col is not None and (col.strategy != strategy or col.meta["embedder"] != embedder):
-            st.info(f"{target!r} uses strategy {col.strategy} and embedder "
-                    f"{col.meta['embedder']}; those are kept.")
+            kept = (f"{target} uses strategy {col.strategy} and embedder {col.meta['embedder']}; "
+                    "those were kept.")
+            st.info(kept)
     if col is not None and not uploads and not folder.strip():
         if created:
             switch_to(col.name, f"Created the empty collection {col.name}; add documents to it.")
@@ -173,7 +184,7 @@ if submitted:
                              "Saving the uploads failed")
             if staged is not None:
                 results = run_ingest(col, [x.path for x in staged], root, llm_format, llm_keywords)
-                failed = [r.doc_id for r in results or [] if r.status == "failed"]
+                failed = [r.doc_id for r in results or [] if r.status in ("failed", "skipped")]
                 settle_uploads(staged, failed if results is not None
                                else [x.path.name for x in staged], root)
                 renamed = [f.name for f in uploads if safe_upload_name(f.name) != f.name]
@@ -191,11 +202,14 @@ if submitted:
         if created and not col.documents:
             col.delete()  # a new collection whose every document failed is not left behind
             st.error("No document could be indexed, so the new collection was not created.")
-        elif created:
-            switch_to(col.name, f"Created collection {col.name}.")
+        elif results is not None:
+            # success: empty the form and show (in the sidebar and below) the collection that
+            # was just ingested into, which need not be the one the sidebar had selected
+            st.session_state[FORM_KEY] = generation + 1
+            switch_to(col.name, f"Created collection {col.name}." if created else kept)
 
 if st.session_state.get("ingest_message"):
-    st.success(st.session_state.pop("ingest_message"))
+    st.success(escape_markdown(st.session_state.pop("ingest_message")))
 if st.session_state.get("ingest_results"):
     show_results(st.session_state["ingest_results"])
 

@@ -1,18 +1,24 @@
 """Segments: each document's heading tree and, per section, what HCA made of it (paper §3.2)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from app_pages._shared import current_collection, guarded
+from hiqa.errors import HiqaError
+from hiqa.model import segment_pages_label
 from hiqa.segment import render_path
 from hiqa.ui_helpers import (
+    TreeNode,
     escape_markdown,
     filter_segments,
     markdown_around,
-    pages_label,
     section_tree,
     segment_label,
+    term_paths,
     tree_label,
+    visible_nodes,
 )
 
 st.title("Segments")  # first, so the page shows before the collection opens
@@ -23,6 +29,19 @@ assert col is not None
 @st.cache_data(show_spinner="Loading segments…", max_entries=8)
 def load_segments(data_dir: str, name: str, generation: str) -> list:
     return col.segments()
+
+
+@st.cache_data(show_spinner="Reading the document's structure…", max_entries=64)
+def document_terms(source: str, content_hash: str, title: str) -> set[tuple[str, ...]]:
+    """The definition terms of a document, from its source file parsed again (as
+    ``hiqa structure --terms`` does); segments carry their path but not whether a node is a
+    term.  No source file (moved, or removed after ingest): no terms are marked."""
+    from hiqa.formats import load_document
+
+    try:
+        return term_paths(load_document(source).sections, title)
+    except (HiqaError, OSError):
+        return set()
 
 
 segments = load_segments(str(col.settings.data_dir), col.name, col.meta["generation"])
@@ -52,20 +71,77 @@ if not shown:
     st.info("No segment matches; loosen the filters.")
     st.stop()
 
+ids = [s.segment_id for s in shown]
+picked = st.session_state.get("segment")
+if picked not in by_id or (picked not in ids and picked != st.session_state.get("clicked")):
+    st.session_state["segment"] = ids[0]  # the filters left the selection out: take the best
+
+
+def select(segment_id: str) -> None:
+    """A click in the tree; it may pick an ancestor that the filters themselves left out."""
+    st.session_state["segment"] = st.session_state["clicked"] = segment_id
+
+
 tree_col, detail_col = st.columns([2, 3])
 with tree_col:
-    st.markdown("**Heading trees**")
-    trees = section_tree(shown)
-    for doc_id, nodes in trees.items():
-        title = col.documents.get(doc_id, {}).get("title") or doc_id
-        with st.expander(f"{escape_markdown(doc_id)} · {escape_markdown(title)} "
-                         f"({len(nodes)} sections)", expanded=len(trees) == 1):
-            st.text("\n".join(tree_label(n) for n in nodes))
+    counts: dict[str, int] = {}
+    for s in shown:
+        counts[s.doc_id] = counts.get(s.doc_id, 0) + 1
+    doc_order = list(counts)
+    current_doc = by_id[st.session_state["segment"]].doc_id
+    if st.session_state.get("tree_for") != st.session_state["segment"]:
+        st.session_state["tree_for"] = st.session_state["segment"]  # the tree follows a pick
+        if current_doc in doc_order:
+            st.session_state["tree_doc"] = current_doc
+    if st.session_state.get("tree_doc") not in doc_order:
+        st.session_state["tree_doc"] = doc_order[0]
 
-    ids = [s.segment_id for s in shown]
-    if st.session_state.get("segment") not in ids:
-        st.session_state["segment"] = ids[0]
-    st.selectbox("Section", ids, key="segment",
+    def open_document() -> None:
+        first = next(s for s in shown if s.doc_id == st.session_state["tree_doc"])
+        st.session_state["segment"] = st.session_state["tree_for"] = first.segment_id
+
+    doc_id = st.selectbox(
+        "Heading tree of", doc_order, key="tree_doc", on_change=open_document,
+        format_func=lambda d: f"{d} · {col.documents.get(d, {}).get('title') or d} "
+                              f"({counts[d]} matching segments)")
+    record = col.documents.get(doc_id, {})
+    title = record.get("title") or doc_id
+    terms = document_terms(record.get("source", ""), record.get("hash", ""), title)
+    nodes = section_tree([s for s in shown if s.doc_id == doc_id],
+                         [s for s in segments if s.doc_id == doc_id],
+                         {doc_id: terms}).get(doc_id, [])
+    selected = by_id[st.session_state["segment"]]
+    all_terms = st.toggle("Show every definition term", value=False,
+                          help="Terms (options, parameters) are folded under their section; "
+                               "the selected section's terms are always shown")
+    open_paths = [selected.section_path, selected.section_path[:-1]]
+    paginated = record.get("format") == "pdf"
+
+    def node_button(node: TreeNode, i: int) -> None:
+        """One clickable tree line: indentation by depth, an icon by kind."""
+        icon = ("label" if node.kind == "term" else "description" if node.segment_ids
+                else "folder")
+        is_selected = selected.doc_id == node.doc_id and selected.section_path == node.path
+        text = escape_markdown(tree_label(node, paginated))
+        label = ("\u2003" * node.depth + f":material/{icon}: "
+                 + (f"**{text}**" if is_selected else text if node.matched else f"*{text}*"))
+        target = node.segment_ids[0] if node.segment_ids else None
+        if target is None:  # a heading with no text of its own: select its first sub-section
+            below = [n for n in nodes if n.path[:len(node.path)] == node.path and n.segment_ids]
+            target = below[0].segment_ids[0] if below else None
+        st.button(label, key=f"tree-{i}", type="tertiary", on_click=select,
+                  args=(target,), disabled=target is None,
+                  help="Heading without text of its own: its text is in the sub-sections"
+                       if not node.segment_ids else None)
+
+    with st.container(height=560, border=True, gap=None):
+        for i, node in enumerate(visible_nodes(nodes, open_paths, all_terms)):
+            node_button(node, i)
+    st.caption(":material/folder: heading with only sub-sections · :material/description: "
+               "section · :material/label: definition term · *italic*: an ancestor of a match")
+
+    picked = st.session_state["segment"]
+    st.selectbox("Section", ids if picked in ids else [picked, *ids], key="segment",
                  format_func=lambda sid: segment_label(by_id[sid]) + (
                      f" · part {by_id[sid].piece + 1}" if by_id[sid].piece else ""))
 
@@ -74,7 +150,9 @@ with detail_col:
     st.markdown(f"**Cascaded path:** {escape_markdown(render_path(seg.path) or seg.doc_title)}")
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Level", seg.level)
-    m2.metric("Pages", pages_label(seg.pages) or "–")
+    m2.metric("Pages", segment_pages_label(seg) or "–",
+              help=None if segment_pages_label(seg) else
+              f"{Path(seg.source).suffix or 'This'} source has no pages")
     m3.metric("Part", seg.piece + 1)
     m4.metric("Table", "yes" if seg.is_table else "no")
     tagged = col.keyword_sources(seg.doc_id)

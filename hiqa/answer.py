@@ -4,7 +4,8 @@ The retrieved segments are shown to the LLM as numbered context blocks headed by
 path (``[2] Manual v2 > Installation > Linux (p. 3)``), so the model knows which of several
 near-identical documents a passage comes from and can cite it as ``[2]``.  Cited numbers are
 checked against the blocks actually given.  Without an endpoint the answer is *extractive*: the
-best-matching sentences of the top segments, each with its citation.
+sentences of the context blocks that best answer the question, best first, each with its
+citation (``hiqa.extractive``).
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
+from .extractive import pick_sentences
 from .llm import ChatModel
-from .model import Segment, pages_label
+from .model import Segment, segment_pages_label
 from .segment import render_path
 
 AnswerMode = Literal["llm", "extractive"]
@@ -33,51 +35,10 @@ EXTRACTIVE_NOTE = (
     "No LLM endpoint is configured (set HIQA_LLM_BASE_URL and HIQA_LLM_MODEL), so this answer "
     "is extractive: the sentences are quoted from the best-matching passages."
 )
-EXTRACTIVE_SENTENCES = 3
-EXTRACTIVE_SEGMENTS = 3
+NO_SENTENCE = ("The best-matching passage [1] has no sentence to quote (it is code or a table); "
+               "see the source below.")
 
 _CITATION = re.compile(r"\[(\d+(?:\s*(?:[,;]|-|–)\s*\d+)*)\]")
-_WORD = re.compile(r"\w+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'`])|\n\s*\n|\n(?=\s*[-*•]\s)")
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "of",
-        "on",
-        "or",
-        "the",
-        "this",
-        "to",
-        "was",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "you",
-        "your",
-    ]
-)
 
 
 @dataclass(frozen=True)
@@ -92,9 +53,10 @@ class Answer:
 
 
 def block_header(segment: Segment, number: int) -> str:
-    """``[n] Document title > Chapter > Section (p. 3)`` for one context block."""
+    """``[n] Document title > Chapter > Section (p. 3)`` for one context block (pages only for
+    paginated sources such as PDF)."""
     header = render_path([segment.doc_title, *segment.section_path])
-    pages = pages_label(segment.pages)
+    pages = segment_pages_label(segment)
     if pages:
         header += f" ({pages})"
     return f"[{number}] {header}"
@@ -139,9 +101,13 @@ def _expand(group: str) -> list[int]:
 
 
 def answer_stream(
-    question: str, segments: Sequence[Segment], llm: ChatModel | None
+    question: str, segments: Sequence[Segment], llm: ChatModel | None,
+    embedder: Any | None = None,
 ) -> Iterator[str]:
     """Yield the answer text piece by piece: LLM token deltas, or extractive sentences.
+
+    ``embedder`` (the collection's) lets the extractive answer rank sentences by meaning as
+    well as by shared words; without it they are ranked by shared words only.
 
     An ``LLMError`` raised by the endpoint mid-way propagates; the caller keeps the retrieved
     evidence on screen and shows the error.
@@ -150,14 +116,15 @@ def answer_stream(
         yield NO_EVIDENCE
         return
     if llm is None:
-        yield from _extractive(question, segments)
+        yield from _extractive(question, segments, embedder)
         return
     yield from llm.stream(build_messages(question, segments))
 
 
-def answer(question: str, segments: Sequence[Segment], llm: ChatModel | None) -> Answer:
+def answer(question: str, segments: Sequence[Segment], llm: ChatModel | None,
+           embedder: Any | None = None) -> Answer:
     """The whole answer with its citations checked against the context blocks."""
-    text = "".join(answer_stream(question, segments, llm))
+    text = "".join(answer_stream(question, segments, llm, embedder))
     valid, invalid = parse_citations(text, len(segments))
     mode: AnswerMode = "extractive" if llm is None else "llm"
     return Answer(
@@ -185,40 +152,24 @@ def answer_note(
     return note
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences and list items of a passage (a simple, deterministic regex split)."""
-    parts = _SENTENCE_END.split(text)
-    return [" ".join(p.split()) for p in parts if p and p.strip()]
+def contains_phrase(text: str, phrase: str) -> bool:
+    """Whether an answer contains a gold phrase: case, whitespace, citations and typographic
+    quotes or dashes ignored (how the demo's ``answer_phrase`` is checked)."""
+    return _loose(phrase) in _loose(_CITATION.sub(" ", text))
 
 
-def query_terms(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.casefold()) if w not in _STOPWORDS}
+def _loose(text: str) -> str:
+    table = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-"})
+    return " ".join(text.translate(table).casefold().split())
 
 
-def _extractive(question: str, segments: Sequence[Segment]) -> Iterator[str]:
-    """Best sentences of the top segments by query-term overlap, each followed by ``[n]``.
-
-    Score = number of distinct query terms in the sentence; ties go to the better-ranked segment,
-    then to the earlier sentence.  Chosen sentences are shown in reading order.  If no sentence
-    shares a term with the question, the first sentence of the top segment is shown.
-    """
-    terms = query_terms(question)
-    scored: list[tuple[int, int, int, str]] = []  # (-score, block, position, sentence)
-    for block, seg in enumerate(segments[:EXTRACTIVE_SEGMENTS], 1):
-        for pos, sentence in enumerate(split_sentences(seg.text)):
-            if not _WORD.search(sentence):
-                continue
-            scored.append((-len(terms & query_terms(sentence)), block, pos, sentence))
-    if not scored:
-        yield f"{segments[0].text.strip()} [1]"
+def _extractive(question: str, segments: Sequence[Segment], embedder: Any | None) -> Iterator[str]:
+    """The best sentences of the context blocks (``hiqa.extractive``), best first, each followed
+    by the number of the block it is quoted from.  With no quotable sentence (a segment that is
+    all code or table), the top block is pointed to rather than quoted in pieces."""
+    picks = pick_sentences(question, segments, embedder)
+    if not picks:
+        yield NO_SENTENCE
         return
-    scored.sort()
-    chosen = [s for s in scored[:EXTRACTIVE_SENTENCES] if s[0] < 0] or [min(scored, key=_first)]
-    chosen.sort(key=_first)
-    for i, (_, block, _, sentence) in enumerate(chosen):
-        yield ("" if i == 0 else " ") + f"{sentence} [{block}]"
-
-
-def _first(item: tuple[int, int, int, str]) -> tuple[int, int]:
-    return item[1], item[2]
-
+    for i, pick in enumerate(picks):
+        yield ("" if i == 0 else " ") + f"{pick.text} [{pick.block}]"

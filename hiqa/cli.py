@@ -53,12 +53,14 @@ def _cmd_segments(args: argparse.Namespace) -> int:
         json.dump(rows, sys.stdout, ensure_ascii=False, indent=1 if args.pretty else None)
         print()
     else:
+        from .model import segment_pages_label
         from .segment import render_path
 
         for s in segments:
             kind = " [table]" if s.is_table else ""
-            pages = ",".join(map(str, s.pages))
-            print(f"{s.order}.{s.piece}  {render_path(s.path)}{kind}  (p. {pages}, {len(s.text)} chars)")
+            pages = segment_pages_label(s)  # as the app labels it
+            print(f"{s.order}.{s.piece}  {render_path(s.path)}{kind}  "
+                  f"({pages + ', ' if pages else ''}{len(s.text)} chars)")
     return 0
 
 

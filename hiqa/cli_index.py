@@ -159,6 +159,7 @@ def _cmd_lexicon(args: argparse.Namespace) -> int:
 
 def _cmd_search(args: argparse.Namespace) -> int:
     from .collection import Collection
+    from .model import segment_pages_label
     from .segment import render_path
 
     col = Collection(args.collection, settings_of(args))
@@ -173,10 +174,10 @@ def _cmd_search(args: argparse.Namespace) -> int:
     print(f"{'#':>3} {'score':>6} {'dense':>6} {'bm25':>6} {'kw':>5}  document > path  [pages]")
     for h in hits:
         c = h.contributions
-        pages = ",".join(map(str, h.segment.pages))
+        pages = segment_pages_label(h.segment)  # the app's label: "pp. 13–14", none for HTML
         print(f"{h.rank:3} {h.score:6.3f} {c.get('dense', 0):6.3f} {c.get('bm25', 0):6.3f} "
-              f"{c.get('keyword', 0):5.3f}  {render_path(h.segment.path)}  [p. {pages}] "
-              f"({h.segment.doc_id})")
+              f"{c.get('keyword', 0):5.3f}  {render_path(h.segment.path)}"
+              f"{f'  [{pages}]' if pages else ''} ({h.segment.doc_id})")
     return 0
 
 
@@ -193,7 +194,8 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     config = None if args.extractive else LLMConfig.from_settings(settings)
     llm = LLMClient(config) if config else None
     parts = []
-    for piece in answer_stream(args.question, segments, llm):
+    embedder = None if llm else col.embedder  # the extractive answer ranks as the app does
+    for piece in answer_stream(args.question, segments, llm, embedder):
         parts.append(piece)
         if not args.json:
             print(piece, end="", flush=True)

@@ -68,7 +68,7 @@ class IngestResult:
     """One row of the ingest summary."""
 
     doc_id: str
-    status: str  # added | updated | unchanged | failed
+    status: str  # added | updated | unchanged | skipped | failed
     title: str = ""
     pages: int = 0
     sections: int = 0
@@ -359,7 +359,7 @@ class Collection:
                     results.append(IngestResult(doc_id, "failed", error=f"cannot read: {exc}"))
                     continue
                 if seen.get(version, doc_id) != doc_id:
-                    results.append(IngestResult(doc_id, "failed", error=(
+                    results.append(IngestResult(doc_id, "skipped", error=(
                         f"duplicate of {seen[version]} (same content); not indexed twice")))
                     continue
                 seen[version] = doc_id

@@ -226,8 +226,12 @@ class Evaluator:
 
     def __init__(self, corpus: str | Path, questions: str | Path | Sequence[Question], *,
                  settings: Settings | None = None, embedder: str | None = None,
-                 progress: Progress | None = None):
+                 progress: Progress | None = None,
+                 keywords: dict[str, dict[str, list[str]]] | None = None):
         self.corpus = Path(corpus)
+        self.keywords = keywords or {}
+        """Keyword sources to install after ingest (``{"lexicon": {doc: [kw, ...]}}``), e.g. a
+        collection's expert lexicon, without which β has nothing to weigh."""
         if not self.corpus.is_dir():
             raise HiqaError(f"corpus folder not found: {self.corpus}")
         base = settings or Settings()
@@ -271,6 +275,14 @@ class Evaluator:
                     self.progress(f"index {strategy}", done[0], total)
 
             col.ingest([self.corpus], progress=prog)
+            # the collection is cached across runs: set every extra source, emptying the ones
+            # this run does not give, so keywords of an earlier run never linger
+            for source in sorted({"lexicon", "llm", *self.keywords}):
+                given = self.keywords.get(source, {})
+                changed = {d: list(given.get(d, ())) for d, record in col.documents.items()
+                           if record.get("keywords", {}).get(source, []) != list(given.get(d, ()))}
+                if changed:
+                    col.set_keywords(source, changed)
             self._collections[strategy] = col
             self._counts[strategy] = Counter(
                 {d: int(m.get("segments", 0)) for d, m in col.documents.items()})
@@ -315,9 +327,12 @@ def run_eval(
     fusion_grid: bool = False,
     dump_rankings: str | Path | None = None,
     progress: Progress | None = None,
+    keywords: dict[str, dict[str, list[str]]] | None = None,
 ) -> dict[str, Any]:
     """Run the ablation ladder (and optionally the degradation curve and fusion grid).
 
+    ``keywords`` (source → document → keywords) are installed in the evaluation's collections,
+    so that a collection's lexicon or LLM keywords take part as they do in search.
     Returns the report dict documented in the README (``--out`` writes it as JSON).
     """
     names = list(variants or VARIANTS)
@@ -325,7 +340,8 @@ def run_eval(
     if unknown:
         raise HiqaError(f"unknown variant(s) {', '.join(unknown)}; valid: {', '.join(VARIANTS)}")
     FusionMethod.from_str(method)
-    ev = Evaluator(corpus, questions, settings=settings, embedder=embedder, progress=progress)
+    ev = Evaluator(corpus, questions, settings=settings, embedder=embedder, progress=progress,
+                   keywords=keywords)
     prog = ev.progress
     judge = GoldJudge(ev.docs)
     t0 = time.perf_counter()

@@ -182,3 +182,14 @@ def pages_label(pages: tuple[int, ...] | list[int]) -> str:
     if not ps:
         return ""
     return f"p. {ps[0]}" if len(ps) == 1 else f"pp. {ps[0]}–{ps[-1]}"
+
+
+PAGINATED_SUFFIXES = frozenset({".pdf"})
+"""Source types whose page numbers mean something; HTML, Markdown and text are one long page."""
+
+
+def segment_pages_label(segment: Segment) -> str:
+    """``pages_label`` of a segment from a paginated source (PDF), else empty: "p. 1" on an
+    HTML page tells the reader nothing."""
+    suffix = segment.source.rsplit(".", 1)[-1].casefold() if "." in segment.source else ""
+    return pages_label(segment.pages) if f".{suffix}" in PAGINATED_SUFFIXES else ""

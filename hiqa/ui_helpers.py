@@ -11,13 +11,13 @@ import re
 import shutil
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .answer import parse_citations
+from .answer import block_header, parse_citations
 from .collection import Hit
-from .model import Segment, normalize_title, pages_label
+from .model import Segment, normalize_title, pages_label, segment_pages_label
 from .segment import render_path
 
 # --------------------------------------------------------------------------- uploads
@@ -102,15 +102,27 @@ def settle_uploads(staged: Sequence[StagedUpload], failed: Iterable[str], root: 
 
 
 def ingest_rows(results: Iterable[Any]) -> list[dict[str, Any]]:
-    """The ingest results table: one row per document, errors with their reason."""
+    """The ingest results table: one row per document, a skip or failure with its reason."""
     return [
         {
             "document": r.doc_id, "status": r.status, "pages": r.pages,
             "sections": r.sections, "segments": r.segments, "time (s)": round(r.seconds, 2),
-            "warnings": "; ".join(r.warnings), "error": r.error,
+            "warnings": "; ".join(r.warnings), "reason": r.error,
         }
         for r in results
     ]
+
+
+def ingest_summary(results: Iterable[Any]) -> tuple[str, str]:
+    """``(level, message)`` for an ingest: "success" unless a document failed; a skip (the same
+    file content already indexed under another name) is not a failure."""
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    parts = [f"{counts[k]} {k}" for k in ("added", "updated", "unchanged", "skipped", "failed")
+             if counts.get(k)]
+    return ("warning" if counts.get("failed") else "success",
+            (", ".join(parts) or "nothing to ingest") + ".")
 
 
 # --------------------------------------------------------------------------- Markdown safety
@@ -152,11 +164,20 @@ def render_answer(text: str, n_blocks: int, turn: int) -> str:
     return "".join(out)
 
 
+def source_labels(segments: Sequence[Segment]) -> list[str]:
+    """``[n] …`` headers for a list of context blocks; where two would read the same (pieces of
+    one long section), each gets its part number."""
+    headers = [block_header(s, n) for n, s in enumerate(segments, 1)]
+    bare = [h.split("] ", 1)[-1] for h in headers]
+    return [h + (f" · part {s.piece + 1}" if bare.count(b) > 1 else "")
+            for h, b, s in zip(headers, bare, segments)]
+
+
 def segment_label(segment: Segment) -> str:
     """``document › path (p. n)``: how a segment is named in tables and source lists (plain)."""
     path = segment.section_path
     label = render_path([segment.doc_id, *path]) if path else segment.doc_id
-    pages = pages_label(segment.pages)
+    pages = segment_pages_label(segment)
     return f"{label} ({pages})" if pages else label
 
 
@@ -188,32 +209,61 @@ def moved_count(moves: Sequence[int | None]) -> int:
     return sum(1 for m in moves if m != 0)
 
 
-def hits_rows(hits: Sequence[Hit], moves: Sequence[int | None] | None = None, *,
-              escape: bool = False) -> list[dict[str, Any]]:
-    """The ranking table: one row per hit with its per-route scores (raw and weighted).
+def short_path(parts: Sequence[str], max_chars: int = 70) -> str:
+    """``a > b > c`` cut from the left (``… > b > c``) so that a deep path stays one table line;
+    the last heading, the one that says what the segment is, is always kept."""
+    full = render_path(parts)
+    if len(full) <= max_chars or len(parts) <= 1:
+        return full
+    kept: list[str] = [parts[-1]]
+    for part in reversed(parts[:-1]):
+        if len(render_path(["…", part, *kept])) > max_chars:
+            break
+        kept.insert(0, part)
+    return render_path(["…", *kept])
 
-    ``escape=True`` for ``st.table``, which renders cells as Markdown.
+
+def hits_rows(hits: Sequence[Hit], moves: Sequence[int | None] | None = None, *,
+              escape: bool = False, raw: bool = True) -> list[dict[str, Any]]:
+    """The ranking table: one row per hit with its per-route shares of the fused score.
+
+    ``escape=True`` for ``st.table``, which renders cells as Markdown.  ``raw=False`` leaves out
+    the raw route scores (cosine, BM25, keyword matches), shown elsewhere so that the table fits
+    a laptop screen; the page column is left out when no hit comes from a paginated source.
     """
     moves = list(moves) if moves is not None else [0] * len(hits)
     text = escape_markdown if escape else (lambda s: s)
+    paginated = any(segment_pages_label(h.segment) for h in hits)
     rows = []
     for hit, move in zip(hits, moves):
         s = hit.segment
-        rows.append({
+        row: dict[str, Any] = {
             "rank": hit.rank,
             "move": move_label(move),
             "document": text(s.doc_id),
-            "section": text(render_path(s.path) or s.doc_title),
-            "pages": pages_label(s.pages),
+            "section": text(short_path(s.section_path) or s.doc_title),
+        }
+        if paginated:
+            row["pages"] = segment_pages_label(s)
+        row.update({
             "fused": round(hit.score, 4),
             "dense": round(hit.contributions.get("dense", 0.0), 4),
             "bm25": round(hit.contributions.get("bm25", 0.0), 4),
             "keyword": round(hit.contributions.get("keyword", 0.0), 4),
-            "cosine": _round(hit.raw.get("dense")),
-            "bm25 raw": _round(hit.raw.get("bm25")),
-            "kw matches": int(hit.raw.get("matches", 0)),
         })
+        if raw:
+            row.update(raw_scores(hit))
+        rows.append(row)
     return rows
+
+
+def raw_scores(hit: Hit) -> dict[str, Any]:
+    """What each route measured before normalisation and weighting."""
+    return {
+        "cosine": _round(hit.raw.get("dense")),
+        "bm25 raw": _round(hit.raw.get("bm25")),
+        "kw matches": int(hit.raw.get("matches", 0)),
+    }
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
@@ -242,38 +292,107 @@ def score_breakdown(hits: Sequence[Hit]) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class TreeNode:
-    """One section of a document's heading tree as seen through its segments."""
+    """One node of a document's heading tree, as the Segments page lists it.
+
+    ``depth`` 0 is the document itself (text before the first heading); ``segment_ids`` are
+    the node's own segments (empty for a heading whose text is all in its sub-sections);
+    ``matched`` is False for an ancestor kept only so that a filtered match keeps its place.
+    """
 
     doc_id: str
-    order: int
-    level: int
-    title: str
     path: tuple[str, ...]
+    depth: int
+    title: str
+    kind: str
     pages: tuple[int, ...]
     segment_ids: tuple[str, ...]
+    matched: bool
+    terms: int = 0
 
 
-def section_tree(segments: Iterable[Segment]) -> dict[str, list[TreeNode]]:
-    """Documents → their sections in document order (pieces of one section are merged)."""
-    grouped: dict[tuple[str, int], list[Segment]] = {}
-    for s in segments:
-        grouped.setdefault((s.doc_id, s.order), []).append(s)
+def node_key(doc_id: str, path: Sequence[str]) -> str:
+    return "\x1f".join((doc_id, *(normalize_title(p) for p in path)))
+
+
+def section_tree(shown: Iterable[Segment], all_segments: Iterable[Segment] | None = None,
+                 terms: Mapping[str, set[tuple[str, ...]]] | None = None,
+                 ) -> dict[str, list[TreeNode]]:
+    """Documents → their heading trees in document order, built from the segments' paths.
+
+    Every heading on the path of a shown segment is a node, so a heading with no text of its
+    own (only sub-sections, hence no segment) still holds its children, and a filter match keeps
+    its ancestors.  ``all_segments`` gives each node its own segments even when the filter
+    left them out; ``terms`` (doc id → normalised paths of definition terms, from the parsed
+    document) marks term nodes and counts them on their parent.
+    """
+    shown = sorted(shown, key=lambda s: (s.doc_id, s.order, s.piece))
+    every = sorted(all_segments, key=lambda s: (s.doc_id, s.order, s.piece)) if (
+        all_segments is not None) else shown
+    own: dict[str, list[Segment]] = {}
+    for s in every:
+        own.setdefault(node_key(s.doc_id, s.section_path), []).append(s)
+    matched = {node_key(s.doc_id, s.section_path) for s in shown}
+    shown_ids = {s.segment_id for s in shown}
+    hidden = {node_key(s.doc_id, s.section_path[:d]) for s in every
+              if s.segment_id not in shown_ids for d in range(len(s.section_path) + 1)}
     out: dict[str, list[TreeNode]] = {}
-    for (doc_id, order), segs in sorted(grouped.items()):
-        segs.sort(key=lambda s: s.piece)
-        first = segs[0]
-        pages = tuple(sorted({p for s in segs for p in s.pages}))
-        out.setdefault(doc_id, []).append(TreeNode(
-            doc_id=doc_id, order=order, level=first.level, title=first.heading,
-            path=first.path, pages=pages, segment_ids=tuple(s.segment_id for s in segs)))
+    seen: set[str] = set()
+    for s in shown:
+        path = s.section_path
+        doc_terms = (terms or {}).get(s.doc_id, set())
+        for depth in range(len(path) + 1):
+            sub = path[:depth]
+            key = node_key(s.doc_id, sub)
+            if key in seen:
+                continue
+            seen.add(key)
+            segs = own.get(key, [])
+            kind = "term" if tuple(normalize_title(p) for p in sub) in doc_terms else "heading"
+            out.setdefault(s.doc_id, []).append(TreeNode(
+                doc_id=s.doc_id, path=sub, depth=depth, title=sub[-1] if sub else s.doc_title,
+                kind=kind, pages=tuple(sorted({p for g in segs for p in g.pages})),
+                segment_ids=tuple(g.segment_id for g in segs),
+                matched=key in matched or (not segs and key not in hidden)))
+    for doc_id, nodes in out.items():
+        counts: dict[tuple[str, ...], int] = {}
+        for n in nodes:
+            if n.kind == "term":
+                counts[n.path[:-1]] = counts.get(n.path[:-1], 0) + 1
+        out[doc_id] = [replace(n, terms=counts.get(n.path, 0)) for n in nodes]
     return out
 
 
-def tree_label(node: TreeNode) -> str:
-    """An indented one-line label (non-breaking spaces survive widget label trimming)."""
-    indent = "\u2003" * max(node.level - 1, 0)
-    pages = pages_label(node.pages)
-    return f"{indent}{node.title}" + (f" · {pages}" if pages else "")
+def term_paths(sections: Iterable[Any], doc_title: str) -> set[tuple[str, ...]]:
+    """Normalised paths (below the document title) of a parsed document's definition terms."""
+    title = normalize_title(doc_title)
+    out = set()
+    for sec in sections:
+        if getattr(sec, "kind", "heading") != "term":
+            continue
+        path = [normalize_title(p) for p in sec.path]
+        if path and path[0] == title:
+            path = path[1:]
+        out.add(tuple(path))
+    return out
+
+
+def visible_nodes(nodes: Sequence[TreeNode], open_paths: Iterable[tuple[str, ...]] = (),
+                  all_terms: bool = False) -> list[TreeNode]:
+    """The nodes to list: terms stay folded under their section unless it is open."""
+    opened = {tuple(normalize_title(p) for p in path) for path in open_paths}
+    return [n for n in nodes if n.kind != "term" or all_terms
+            or tuple(normalize_title(p) for p in n.path[:-1]) in opened]
+
+
+def tree_label(node: TreeNode, paginated: bool = False) -> str:
+    """A one-line plain label: the title, with page numbers for paginated sources and the number
+    of folded terms."""
+    label = node.title
+    if paginated and node.pages:
+        label += f" · {pages_label(node.pages)}"
+    if node.terms:
+        label += f" · {node.terms} term{'s' if node.terms != 1 else ''}"
+    return label
 
 
 def filter_segments(segments: Iterable[Segment], *, documents: Sequence[str] | None = None,
@@ -307,6 +426,44 @@ def section_key(segment: Segment) -> str:
     return normalize_title(segment.heading) or "(root)"
 
 
+# Glasbey-style: 48 colours chosen to be told apart side by side (Plotly's Dark24 + Light24)
+PALETTE = (
+    "#2E91E5", "#E15F99", "#1CA71C", "#FB0D0D", "#DA16FF", "#222A2A", "#B68100", "#750D86",
+    "#EB663B", "#511CFB", "#00A08B", "#FB00D1", "#FC0080", "#B2828D", "#6C7C32", "#778AAE",
+    "#862A16", "#A777F1", "#620042", "#1616A7", "#DA60CA", "#6C4516", "#0D2A63", "#AF0038",
+    "#FD3216", "#00FE35", "#6A76FC", "#FED4C4", "#FE00CE", "#0DF9FF", "#F6F926", "#FF9616",
+    "#479B55", "#EEA6FB", "#DC587D", "#D626FF", "#6E899C", "#00B5F7", "#B68E00", "#C9FBE5",
+    "#FF0092", "#22FFA7", "#E3EE9E", "#86CE00", "#BC7196", "#7E7DCD", "#FC6955", "#E48F72",
+)
+MUTED = "#C8CDD3"
+
+
+def label_colours(names: Sequence[str], highlight: Iterable[str] = ()) -> dict[str, str]:
+    """A distinct colour per name (48 before any repeats); with a highlight chosen, the other
+    names turn grey so the chosen ones can be found among 40 documents."""
+    chosen = set(highlight)
+    return {n: (PALETTE[i % len(PALETTE)] if not chosen or n in chosen else MUTED)
+            for i, n in enumerate(names)}
+
+
+def robust_range(values: Any, fences: float = 3.0, pad: float = 0.06) -> tuple[float, float]:
+    """An axis range holding every point except far outliers (beyond ``fences`` interquartile
+    ranges from the quartiles, Tukey's "far out"), plus ``pad``: one stray segment no longer
+    squashes the rest into a corner; it is simply off the plot."""
+    import numpy as np
+
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if not len(v):
+        return (-1.0, 1.0)
+    q1, q3 = (float(x) for x in np.percentile(v, [25, 75]))
+    iqr = q3 - q1
+    inside = v[(v >= q1 - fences * iqr) & (v <= q3 + fences * iqr)]
+    lo, hi = float(inside.min()), float(inside.max())
+    width = hi - lo or 1.0
+    return lo - pad * width, hi + pad * width
+
+
 def projection_cache_path(collection_dir: Path, vector: str, method: str,
                           generation: str) -> Path:
     safe = re.sub(r"[^A-Za-z0-9]", "", generation)[:16]
@@ -331,6 +488,45 @@ def llm_settings_from_secrets(secrets: Mapping[str, Any]) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------- evaluation page
+
+@dataclass(frozen=True)
+class EvalDefaults:
+    corpus: Path | None
+    questions: Path | None
+
+
+def eval_defaults(documents: Mapping[str, Mapping[str, Any]], demo: Path) -> EvalDefaults:
+    """Where a collection's documents were ingested from (the folder their ids are relative
+    to) and a ``questions.jsonl`` in it or beside it; with no collection, the demo's."""
+    if not documents:
+        return EvalDefaults(demo / "docs" if (demo / "docs").is_dir() else None,
+                            demo / "questions.jsonl" if (demo / "questions.jsonl").is_file()
+                            else None)
+    roots: dict[Path, int] = {}
+    for doc_id, record in documents.items():
+        source = Path(str(record.get("source") or ""))
+        parts = Path(doc_id).parts
+        if len(source.parts) > len(parts) and source.parts[-len(parts):] == parts:
+            root = Path(*source.parts[:-len(parts)])
+            roots[root] = roots.get(root, 0) + 1
+    corpus = max(roots, key=lambda r: roots[r]) if roots else None
+    if corpus is None or not corpus.is_dir():
+        return EvalDefaults(None, None)
+    questions = next((q for q in (corpus / "questions.jsonl", corpus.parent / "questions.jsonl")
+                      if q.is_file()), None)
+    return EvalDefaults(corpus, questions)
+
+
+def collection_keywords(documents: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, list[str]]]:
+    """A collection's expert-lexicon and LLM keywords per document (source → doc → keywords), to
+    evaluate with what search uses; rule keywords are derived again by ingest itself."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for doc_id, record in documents.items():
+        for source, kws in (record.get("keywords") or {}).items():
+            if source != "rule" and kws:
+                out.setdefault(source, {})[doc_id] = list(kws)
+    return out
+
 
 METRICS = ("recall@5", "precision@5", "mrr", "ndcg@10", "log_rank")
 

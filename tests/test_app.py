@@ -18,6 +18,23 @@ from hiqa.collection import Collection, list_collections
 from hiqa.settings import Settings
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
+HASH_DOC = """# Crypto functions
+
+## Overview
+
+Functions that compute digests of byte strings.
+
+## Miscellaneous hash functions
+
+### sha256
+
+sha256 returns the SHA256 digest of its argument, 32 bytes.
+
+### md5
+
+md5 returns the MD5 digest of its argument, 16 bytes.
+"""
+"""'Miscellaneous hash functions' has no text of its own: its sub-sections must stay under it."""
 TIMEOUT = 120
 
 
@@ -31,6 +48,7 @@ def data_dir(tmp_path_factory, embed_cache):
     corpus.mkdir()
     for name, text in DOCS.items():
         (corpus / name).write_text(text, encoding="utf-8")
+    (corpus / "hash.md").write_text(HASH_DOC, encoding="utf-8")
     with pytest.MonkeyPatch.context() as mp:
         for var in ("HIQA_QDRANT_URL", "HIQA_LLM_BASE_URL", "HIQA_LLM_MODEL"):
             mp.delenv(var, raising=False)
@@ -159,19 +177,32 @@ def test_segments_page_tree_details_and_filters(app):
     at = app.switch_page("app_pages/segments.py").run()
     assert not at.exception
     assert at.title[0].value == "Segments"
-    assert len(at.main.expander) == 4
+    assert len(at.selectbox(key="tree_doc").options) == 5
+    at.selectbox(key="tree_doc").set_value("hash.md").run()
+    tree = [b for b in at.button if (b.key or "").startswith("tree-")]
+    labels = [b.label for b in tree]
+    i = next(i for i, x in enumerate(labels) if "Miscellaneous hash functions" in x)
+    assert ":material/folder:" in labels[i]  # a heading-only parent is in the tree
+    assert "sha256" in labels[i + 1] and "md5" in labels[i + 2]
+    assert labels[i + 1].count("\u2003") == labels[i].count("\u2003") + 1  # one level below
+    tree[i + 2].click().run()  # a click on a heading selects it
+    assert not at.exception
+    assert any("md5 returns the MD5 digest" in c.value for c in at.code)
     segment_box = at.selectbox(key="segment")
     tail = next(i for i, label in enumerate(segment_box.options)
                 if "tail.1.md" in label and "OPTIONS" in label)
     segment_box.select_index(tail).run()
     assert not at.exception
+    assert at.selectbox(key="tree_doc").value == "tail.1.md"  # the tree follows the pick
     assert any("--follow" in c.value for c in at.code)  # raw text
     assert any("OPTIONS" in c.value and "--follow" in c.value for c in at.code)  # augmented
     assert "tail\\(1\\) *(rule)*" in texts(at.markdown)  # document keywords with their source
-    by_label(at.text_input, "Path contains").set_value("name")
+    by_label(at.text_input, "Path contains").set_value("sha256")
     by_label(at.button, "Apply").click().run()
     assert not at.exception
-    assert all("NAME" in o for o in at.selectbox(key="segment").options)
+    assert all("sha256" in o for o in at.selectbox(key="segment").options)
+    tree = [b.label for b in at.button if (b.key or "").startswith("tree-")]
+    assert any("*Miscellaneous hash functions*" in x for x in tree)  # ancestor kept, in italics
 
 
 # ------------------------------------------------------------------ embedding
@@ -189,7 +220,7 @@ def test_embedding_page_plots_and_separation(app):
 def test_ingest_upload_new_collection_then_manage(app, data_dir):
     at = app.switch_page("app_pages/ingest.py").run()
     assert at.title[0].value == "Ingest"
-    by_label(at.selectbox, "Into collection").set_value("➕ New collection…")
+    by_label(at.radio, "Into").set_value("new")
     by_label(at.text_input, "New collection name").set_value("uploads1")
     uploader = at.file_uploader[0]
     uploader.upload("../../escape me.md", b"# Escape\n\n## Usage\n\nrun it with care\n")
@@ -200,7 +231,8 @@ def test_ingest_upload_new_collection_then_manage(app, data_dir):
     rows = at.dataframe[0].value
     assert set(rows["status"]) == {"added", "failed"}
     failed = rows[rows["status"] == "failed"].iloc[0]
-    assert failed["error"]  # the reason is shown
+    assert failed["reason"]  # the reason is shown
+    assert by_label(at.text_input, "New collection name").value == ""  # the form was cleared
     uploads = data_dir / "uploads" / "uploads1"
     assert sorted(p.name for p in uploads.iterdir()) == ["escape me.md"]  # failed file removed
     assert not (data_dir.parent / "escape me.md").exists()
@@ -219,9 +251,32 @@ def test_ingest_upload_new_collection_then_manage(app, data_dir):
     assert "uploads1" not in list_collections(Settings(data_dir=data_dir))
 
 
+def test_ingest_duplicate_is_a_skip_and_manage_follows_the_target(app, data_dir):
+    """A second copy of an indexed file is skipped with its reason (not "1 failed"), and the
+    Manage section then shows the collection ingested into, not the sidebar's previous one."""
+    at = app.switch_page("app_pages/ingest.py").run()
+    by_label(at.radio, "Into").set_value("new")
+    by_label(at.text_input, "New collection name").set_value("second")
+    at.file_uploader[0].upload("note.md", b"# Note\n\n## Usage\n\nsomething else entirely\n")
+    by_label(at.button, "Ingest").click().run()
+    assert at.session_state["hiqa_collection"] == "second"
+    by_label(at.radio, "Into").set_value("existing")
+    by_label(at.selectbox, "Existing collection").set_value("docs")
+    at.file_uploader[0].upload("wc-copy.md", DOCS["wc.1.md"].encode())
+    by_label(at.button, "Ingest").click().run()
+    assert not at.exception, at.exception
+    rows = at.dataframe[0].value
+    assert list(rows["status"]) == ["skipped"] and "duplicate of wc.1.md" in rows.iloc[0]["reason"]
+    assert "1 skipped" in texts(at.success) and not at.warning
+    assert at.session_state["hiqa_collection"] == "docs"
+    assert any(m.value.startswith("**docs**") for m in at.markdown)
+    assert not (data_dir / "uploads" / "docs" / "wc-copy.md").exists()
+    Collection("second", Settings(data_dir=data_dir)).delete()
+
+
 def test_ingest_all_failed_upload_leaves_no_collection(app, data_dir):
     at = app.switch_page("app_pages/ingest.py").run()
-    by_label(at.selectbox, "Into collection").set_value("➕ New collection…")
+    by_label(at.radio, "Into").set_value("new")
     by_label(at.text_input, "New collection name").set_value("nothing")
     at.file_uploader[0].upload("empty.md", b"")
     by_label(at.button, "Ingest").click().run()
@@ -232,11 +287,12 @@ def test_ingest_all_failed_upload_leaves_no_collection(app, data_dir):
 
 def test_ingest_bad_name_and_missing_folder_are_messages(app):
     at = app.switch_page("app_pages/ingest.py").run()
-    by_label(at.selectbox, "Into collection").set_value("➕ New collection…")
+    by_label(at.radio, "Into").set_value("new")
     by_label(at.text_input, "New collection name").set_value("../bad name")
     by_label(at.button, "Ingest").click().run()
     assert "invalid collection name" in texts(at.error)
-    by_label(at.selectbox, "Into collection").set_value("docs")
+    by_label(at.radio, "Into").set_value("existing")
+    by_label(at.selectbox, "Existing collection").set_value("docs")
     by_label(at.text_input, "…or a folder on the server").set_value("/no/such/folder")
     by_label(at.button, "Ingest").click().run()
     assert "Folder not found" in texts(at.error)
@@ -301,7 +357,7 @@ def test_ingest_with_llm_keywords_from_the_local_model_server(app, data_dir, llm
     monkeypatch.setenv("HIQA_LLM_MODEL", MODEL_ALIAS)
     monkeypatch.setenv("HIQA_LLM_TIMEOUT", "120")
     at = app.switch_page("app_pages/ingest.py").run()
-    by_label(at.selectbox, "Into collection").set_value("➕ New collection…")
+    by_label(at.radio, "Into").set_value("new")
     by_label(at.text_input, "New collection name").set_value("llmkw")
     at.file_uploader[0].upload("ads1115.md", b"# ADS1115 Datasheet\n\n## Features\n\n"
                                             b"The ADS1115 is a 16-bit ADC from Texas Instruments.\n")
@@ -315,7 +371,7 @@ def test_ingest_with_llm_keywords_from_the_local_model_server(app, data_dir, llm
 def test_ingest_llm_always_without_endpoint_is_a_message(app, monkeypatch):
     monkeypatch.delenv("HIQA_LLM_BASE_URL", raising=False)
     at = app.switch_page("app_pages/ingest.py").run()
-    by_label(at.selectbox, "Into collection").set_value("➕ New collection…")
+    by_label(at.radio, "Into").set_value("new")
     by_label(at.text_input, "New collection name").set_value("llmfail")
     at.file_uploader[0].upload("a.md", b"# A\n\n## B\n\ntext\n")
     by_label(at.selectbox, "LLM formatter").set_value("always")

@@ -125,7 +125,7 @@ def test_bad_files_are_reported_and_nothing_is_lost(settings, corpus):
     res = {r.doc_id: r for r in col.ingest([corpus])}
     assert res["empty.md"].status == "failed" and "empty" in res["empty.md"].error
     assert res["broken.pdf"].status == "failed" and res["broken.pdf"].error
-    assert res["wc-copy.md"].status == "failed" and "duplicate of wc.1.md" in res["wc-copy.md"].error
+    assert res["wc-copy.md"].status == "skipped" and "duplicate of wc.1.md" in res["wc-copy.md"].error
     assert col.client.count(col.qdrant_name).count == n
     assert col.search("wc: maximum display width", k=1)[0].segment.doc_id == "wc.1.md"
 

@@ -1,16 +1,19 @@
 """End to end in a real browser: ``streamlit run app.py`` + headless Chromium (Playwright).
 
 Starts the app on a free localhost port with an empty data dir, waits for the demo collection to
-be built, asks a question, checks the cited answer, moves the α slider and checks the ranking
-changes, and opens every page (both embedding plots must render).  Screenshots go to
-``test-artifacts/``; with ``HIQA_UPDATE_SCREENSHOTS=1`` they are also copied to
-``docs/screenshots/`` for the README.
+be built, asks a demo question and checks that the extractive answer contains its gold phrase,
+asks another, moves the α slider and checks the ranking changes, opens every page by its URL
+(``/chat`` must be Chat, both embedding plots must render), clicks a heading-only parent in the
+Segments tree, and runs the evaluation on the demo to check that β changes the α/β heat map
+(the collection's lexicon is used).  Screenshots go to ``test-artifacts/``; with
+``HIQA_UPDATE_SCREENSHOTS=1`` they are also copied to ``docs/screenshots/`` for the README.
 
 To stay lean the demo is built from 4 of its 40 pages (``HIQA_DEMO_DIR`` points at a copy);
 ``HIQA_E2E_FULL_DEMO=1`` uses the whole demo.  Skipped when Chromium or Playwright is missing.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -32,12 +35,18 @@ LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", 
 DEMO_PAGES = ["sql-dropindex.html", "sql-dropmaterializedview.html",
               "sql-creatematerializedview.html", "sql-dropdatabase.html"]  # 28 segments
 QUESTION = "What does CONCURRENTLY do when dropping an index?"
+GOLD_ID = "q10"  # "Can DROP DATABASE be executed inside a transaction block?"
 BUILD_TIMEOUT_MS = 300_000
 
 if os.environ.get("CI") and not CHROMIUM.exists():
     raise RuntimeError(f"CI must install Debian's chromium ({CHROMIUM}); see scripts/test.sh")
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
+
+
+def demo_questions() -> list[dict]:
+    path = ROOT / "data" / "demo" / "questions.jsonl"
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
 
 
 def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
@@ -64,9 +73,13 @@ def server(tmp_path_factory):
         (demo / "docs").mkdir(parents=True)
         for name in DEMO_PAGES:
             shutil.copy(ROOT / "data" / "demo" / "docs" / name, demo / "docs" / name)
-        for extra in ("questions.jsonl", "embeddings.sqlite3"):
+        for extra in ("lexicon.csv", "embeddings.sqlite3"):
             if (ROOT / "data" / "demo" / extra).exists():
                 shutil.copy(ROOT / "data" / "demo" / extra, demo / extra)
+        # the questions about these four pages only (the evaluation needs every gold document)
+        (demo / "questions.jsonl").write_text("".join(
+            json.dumps(q) + "\n" for q in demo_questions()
+            if {g["doc"] for g in q["gold"]} <= set(DEMO_PAGES)), encoding="utf-8")
         env["HIQA_DEMO_DIR"] = str(demo)
     port = free_port()
     log = (tmp / "streamlit.log").open("w")
@@ -101,6 +114,7 @@ def page(server):
 def shot(page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.mouse.move(700, 5)  # no tooltip from the last click over the screenshot
     page.wait_for_timeout(300)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
@@ -125,9 +139,28 @@ def table_order(page) -> list[str]:
 
 
 def goto(page, title: str) -> None:
-    page.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
+    page.locator('[data-testid="stSidebar"] a', has_text=title).first.click()
     page.get_by_role("heading", name=title).first.wait_for()
     settle(page)
+
+
+def ask(page, question: str) -> str:
+    """Ask in Chat; returns the newest answer's text once its sources are shown."""
+    before = page.locator('[data-testid="stChatMessage"]').count()
+    chat = page.locator('[data-testid="stChatInputTextArea"]')
+    chat.fill(question)
+    chat.press("Enter")
+    page.wait_for_function(
+        f"() => document.querySelectorAll('[data-testid=\"stChatMessage\"]').length >= {before + 2}"
+        " && [...document.querySelectorAll('[data-testid=\"stChatMessage\"]')].pop()"
+        ".innerText.includes('Sources')", timeout=180_000)
+    page.locator('[data-testid="stTable"]').wait_for()
+    settle(page)
+    return page.locator('[data-testid="stChatMessage"]').last.inner_text()
+
+
+def loose(text: str) -> str:
+    return " ".join(re.sub(r"\[\d+\]", " ", text).casefold().split())
 
 
 def test_demo_chat_rerank_and_pages(server, page):
@@ -135,20 +168,26 @@ def test_demo_chat_rerank_and_pages(server, page):
     chat = page.locator('[data-testid="stChatInputTextArea"]')
     chat.wait_for(timeout=BUILD_TIMEOUT_MS)  # the demo has been built (first start)
     settle(page)
-    assert "Collection demo" in page.locator('[data-testid="stCaptionContainer"]').first.inner_text()
+    assert page.url.rstrip("/").endswith("/chat"), "the root URL should open Chat at /chat"
+    page.get_by_text("Collection demo").first.wait_for()  # the Chat caption (the sidebar has one too)
 
-    chat.fill(QUESTION)
-    chat.press("Enter")
-    page.get_by_text("Sources").first.wait_for(timeout=120_000)
-    page.locator('[data-testid="stTable"]').wait_for()
-    settle(page)
-    links = page.locator('[data-testid="stChatMessage"] a[href^="#source-0-"]')
+    gold = next(q for q in demo_questions() if q["id"] == GOLD_ID)
+    answer = ask(page, gold["question"])
+    assert "extractive" in answer
+    assert loose(gold["answer_phrase"]) in loose(answer), answer
+
+    ask(page, QUESTION)
+    links = page.locator('[data-testid="stChatMessage"] a[href^="#source-1-"]')
     assert links.count() >= 1, "the answer shows no citation links"
     assert re.fullmatch(r"\[\d+\]", links.first.inner_text().strip())
-    assert "extractive" in page.content()
+    assert "```" not in page.locator('[data-testid="stChatMessage"]').last.inner_text()
     before = table_order(page)
     assert len(before) == 5
-    shot(page, "chat")
+    table = page.locator('[data-testid="stTable"]').first
+    assert table.evaluate("t => t.scrollWidth <= t.parentElement.clientWidth + 1"), \
+        "the evidence table needs a horizontal scrollbar at 1,440 px"
+    page.locator('[data-testid="stChatMessage"]').nth(-2).scroll_into_view_if_needed()
+    shot(page, "chat")  # the question, its cited answer and the top of the evidence
 
     slider = page.locator('[data-testid="stSlider"]', has_text="α").locator('input[type="range"]')
     slider.focus()
@@ -162,6 +201,7 @@ def test_demo_chat_rerank_and_pages(server, page):
     shot(page, "chat-reranked")
 
     goto(page, "Embedding space")
+    assert page.url.endswith("/embedding")
     page.locator(".js-plotly-plot").nth(1).wait_for(timeout=BUILD_TIMEOUT_MS)
     settle(page)
     assert page.locator(".js-plotly-plot").count() == 2
@@ -171,9 +211,30 @@ def test_demo_chat_rerank_and_pages(server, page):
 
     goto(page, "Segments")
     page.get_by_text("Cascaded path").first.wait_for()
+    parent = page.locator('[data-testid="stButton"] button', has_text="Parameters").first
+    assert "folder" in parent.inner_text(), "'Parameters' (only terms below it) is not a parent"
+    parent.click()  # selects its first term
+    page.locator('[data-testid="stMarkdownContainer"]', has_text="Cascaded path").filter(
+        has_text="Parameters >").first.wait_for(timeout=30_000)
+    settle(page)
     shot(page, "segments")
+
     goto(page, "Ingest")
     shot(page, "ingest")
+
     goto(page, "Evaluate & tune")
+    page.get_by_text("Degradation curve").first.click()  # off: the heat map is what is checked
+    page.get_by_role("button", name="Run evaluation").click()
+    page.get_by_text("α/β sensitivity").first.wait_for(timeout=BUILD_TIMEOUT_MS)
+    settle(page)
+    z = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
+        .map(p => p.data && p.data[0]).find(t => t && t.type === 'heatmap').z""")
+    assert any(row != z[0] for row in z), "β does not change the α/β heat map on the demo"
+    page.locator(".js-plotly-plot").last.scroll_into_view_if_needed()
     shot(page, "evaluate")
     assert "Traceback" not in page.content()
+
+    page.goto(f"{server}/chat")  # every page has its own address
+    page.get_by_role("heading", name="Chat").first.wait_for()
+    settle(page)
+    assert "Page not found" not in page.content()

@@ -10,6 +10,7 @@ from hiqa.collection import SearchResult
 from hiqa.fusion import Candidates
 from hiqa.model import Segment
 from hiqa.ui_helpers import (
+    MUTED,
     degradation_rows,
     diagnostic_rows,
     escape_markdown,
@@ -17,26 +18,33 @@ from hiqa.ui_helpers import (
     fusion_method_rows,
     hits_rows,
     inside,
+    label_colours,
     markdown_around,
     move_label,
     moved_count,
     rank_moves,
     render_answer,
+    robust_range,
     safe_upload_name,
     score_breakdown,
     section_key,
     section_tree,
     segment_label,
     settle_uploads,
+    short_path,
+    source_labels,
     stage_uploads,
+    term_paths,
     tree_label,
     variants_rows,
+    visible_nodes,
 )
 
 
 def seg(sid: str, doc: str = "a.md", path=("A", "Install"), order: int = 1, piece: int = 0,
-        level: int = 1, pages=(2,), keywords=("tmp117",), text: str = "body") -> Segment:
-    return Segment(segment_id=sid, doc_id=doc, doc_title="A", source="", path=tuple(path),
+        level: int = 1, pages=(2,), keywords=("tmp117",), text: str = "body",
+        source: str = "corpus/a.pdf") -> Segment:
+    return Segment(segment_id=sid, doc_id=doc, doc_title="A", source=source, path=tuple(path),
                    level=level, order=order, piece=piece, pages=tuple(pages), text=text,
                    augmented_text=" > ".join(path) + "\n" + text, is_table=False,
                    strategy="hca", span=(0, 4), keywords=tuple(keywords))
@@ -130,14 +138,51 @@ def test_section_tree_filters_and_labels():
             seg("3", order=2, path=("A", "Install", "Linux"), level=2, keywords=()),
             seg("4", doc="b.md", order=1, path=("B", "Usage"))]
     tree = section_tree(segs)
-    assert [n.segment_ids for n in tree["a.md"]] == [("1", "2"), ("3",)]
-    assert tree["a.md"][0].pages == (2, 3)
-    assert tree_label(tree["a.md"][1]).startswith("\u2003Linux")
+    assert [(n.path, n.segment_ids) for n in tree["a.md"]] == [
+        ((), ()), (("Install",), ("1", "2")), (("Install", "Linux"), ("3",))]
+    assert tree["a.md"][1].pages == (2, 3) and tree["a.md"][2].depth == 2
+    assert tree_label(tree["a.md"][2], paginated=True) == "Linux · p. 2"
     assert [s.segment_id for s in filter_segments(segs, path_text="linux")] == ["3"]
     assert [s.segment_id for s in filter_segments(segs, keyword="TMP")] == ["1", "2", "4"]
     assert [s.segment_id for s in filter_segments(segs, documents=["b.md"])] == ["4"]
     assert segment_label(segs[2]) == "a.md > Install > Linux (p. 2)"
     assert section_key(segs[0]) == section_key(seg("x", doc="b.md", path=("B", " install ")))
+    html = seg("5", path=("A", "Install", "Linux"), source="corpus/a.html")
+    assert segment_label(html) == "a.md > Install > Linux"  # no page for an HTML source
+
+
+def test_section_tree_keeps_heading_only_parents_ancestors_and_folds_terms():
+    """'Hash functions' has no text of its own (no segment): its children must sit under it,
+    not under the section before; a filter match keeps its ancestors; terms fold."""
+    segs = [seg("1", order=1, path=("A", "Intro")),
+            seg("2", order=3, path=("A", "Hash functions", "sha256")),
+            seg("3", order=4, path=("A", "Hash functions", "md5")),
+            seg("4", order=6, path=("A", "Options", "-f")),
+            seg("5", order=7, path=("A", "Options", "-n")),
+            seg("6", order=5, path=("A", "Options"))]
+    tree = section_tree(segs, terms={"a.md": {("options", "-f"), ("options", "-n")}})["a.md"]
+    assert [(n.title, n.depth) for n in tree] == [
+        ("A", 0), ("Intro", 1), ("Hash functions", 1), ("sha256", 2), ("md5", 2),
+        ("Options", 1), ("-f", 2), ("-n", 2)]
+    parent = tree[2]
+    assert parent.segment_ids == () and parent.matched
+    assert [n.kind for n in tree[-2:]] == ["term", "term"] and tree[5].terms == 2
+    assert tree_label(tree[5]) == "Options · 2 terms"
+    assert "-f" not in [n.title for n in visible_nodes(tree)]
+    assert "-f" in [n.title for n in visible_nodes(tree, [("Options",)])]
+    filtered = section_tree([segs[2]], segs)["a.md"]
+    assert [(n.title, n.matched) for n in filtered] == [
+        ("A", False), ("Hash functions", False), ("md5", True)]
+    assert term_paths([type("S", (), {"kind": "term", "path": ("A", "Options", "-f")})()],
+                      "A") == {("options", "-f")}
+
+
+def test_short_path_keeps_the_last_heading():
+    parts = ["Chapter one about things", "A long section title", "Sub", "The segment's heading"]
+    assert short_path(parts, 200) == " > ".join(parts)
+    cut = short_path(parts, 45)
+    assert cut.startswith("… > ") and cut.endswith("The segment's heading") and len(cut) <= 45
+
 
 
 def test_markdown_around_clamps_to_the_document():
@@ -162,3 +207,29 @@ def test_evaluation_tables_from_a_report():
     assert [r["distractors"] for r in degradation_rows(report)] == [1, 5]
     assert fusion_method_rows(report) == [{"method": "rrf", "recall@5": 0.6, "mrr": 0.4}]
     assert diagnostic_rows(report)[0]["wrong section"] == "B > X"
+
+
+def test_source_labels_tell_pieces_of_one_section_apart():
+    segs = [seg("1", piece=0), seg("2", piece=1), seg("3", path=("A", "Usage"))]
+    assert source_labels(segs) == ["[1] A > Install (p. 2) · part 1",
+                                   "[2] A > Install (p. 2) · part 2", "[3] A > Usage (p. 2)"]
+    html = [seg("1", source="a.html"), seg("2", source="a.html", path=("A", "Usage"))]
+    assert source_labels(html) == ["[1] A > Install", "[2] A > Usage"]
+
+
+def test_label_colours_are_distinct_for_40_documents_and_highlight_greys_the_rest():
+    names = [f"doc{i}.html" for i in range(40)]
+    colours = label_colours(names)
+    assert len(set(colours.values())) == 40
+    picked = label_colours(names, ["doc3.html"])
+    assert picked["doc3.html"] == colours["doc3.html"]
+    assert {c for n, c in picked.items() if n != "doc3.html"} == {MUTED}
+
+
+def test_robust_range_ignores_an_outlier():
+    values = np.concatenate([np.linspace(-1, 1, 200), [80.0]])
+    lo, hi = robust_range(values)
+    assert -1.2 < lo < -1.0 and 1.0 < hi < 1.2  # the outlier at 80 does not stretch the axis
+    lo, hi = robust_range([0.0, 0.1, 0.2, 0.3, 0.7])  # a merely spread point stays on the plot
+    assert lo < 0.0 and hi > 0.7
+    assert robust_range([]) == (-1.0, 1.0) and robust_range([2.0, 2.0])[0] < 2.0
