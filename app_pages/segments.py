@@ -7,7 +7,7 @@ import streamlit as st
 
 from app_pages._shared import current_collection, guarded
 from hiqa.errors import HiqaError
-from hiqa.model import segment_pages_label
+from hiqa.model import normalize_title, segment_pages_label
 from hiqa.segment import render_path
 from hiqa.ui_helpers import (
     TreeNode,
@@ -34,8 +34,8 @@ def load_segments(data_dir: str, name: str, generation: str) -> list:
 @st.cache_data(show_spinner="Reading the document's structure…", max_entries=64)
 def document_terms(source: str, content_hash: str, title: str) -> set[tuple[str, ...]]:
     """The definition terms of a document, from its source file parsed again (as
-    ``hiqa structure --terms`` does); segments carry their path but not whether a node is a
-    term.  No source file (moved, or removed after ingest): no terms are marked."""
+    ``hiqa structure --terms`` does), for collections whose segments predate ``Segment.kind``.
+    No source file (moved, or removed after ingest): no terms are marked."""
     from hiqa.formats import load_document
 
     try:
@@ -106,7 +106,11 @@ with tree_col:
                               f"({counts[d]} matching segments)")
     record = col.documents.get(doc_id, {})
     title = record.get("title") or doc_id
-    terms = document_terms(record.get("source", ""), record.get("hash", ""), title)
+    # segments carry their node kind; a collection ingested before they did is parsed again
+    terms = {tuple(normalize_title(p) for p in s.section_path)
+             for s in segments if s.doc_id == doc_id and s.kind == "term"}
+    if not terms:
+        terms = document_terms(record.get("source", ""), record.get("hash", ""), title)
     nodes = section_tree([s for s in shown if s.doc_id == doc_id],
                          [s for s in segments if s.doc_id == doc_id],
                          {doc_id: terms}).get(doc_id, [])
