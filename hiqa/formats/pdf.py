@@ -58,6 +58,7 @@ class _Scan:
     lines: list[Line] = field(default_factory=list)
     tables: list[FoundTable] = field(default_factory=list)
     page_heights: list[float] = field(default_factory=list)
+    page_widths: list[float] = field(default_factory=list)
     page_starts: list[int] = field(default_factory=list)  # index of each page's first line
     textless_with_images: list[int] = field(default_factory=list)
     textless: list[int] = field(default_factory=list)
@@ -96,7 +97,7 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
         headings = _place_outline(outline, lines, scan.page_starts, body)
         meta["headings_from"] = "outline"
     else:
-        headings = detect_headings(lines, body)
+        headings = detect_headings(lines, body, scan.page_widths)
         meta["headings_from"] = "layout"
     events = _events(lines, headings, scan.tables)
     return build_document(
@@ -166,9 +167,11 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
             page_dict = page.get_text("dict", flags=_TEXT_FLAGS)
         except Exception:  # noqa: BLE001 - a damaged page is skipped with a warning
             scan.page_heights.append(792.0)
+            scan.page_widths.append(612.0)
             scan.unreadable.append(page_no)
             continue
         scan.page_heights.append(height)
+        scan.page_widths.append(float(page.rect.width) or 612.0)
         lines = page_lines(page_dict, page_no, block_base)
         block_base += len(page_dict.get("blocks", ())) + 1
         del page_dict

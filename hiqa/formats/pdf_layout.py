@@ -57,6 +57,8 @@ _PAGE_NUMBER = re.compile(
     re.IGNORECASE,
 )
 _DIGITS = re.compile(r"\d+")
+_ELEMENT = re.compile(r"<(/?[A-Za-z][\w:.-]*(?:\s[^<>]*)?)>")  # <dir prefix="default">
+_CENTRED = 0.04  # a centred line's indents from the text column differ by < 4 % of the page width
 _SPACES = re.compile(r"\s+")
 
 
@@ -311,23 +313,36 @@ class _Candidate:
     style: tuple[float, bool]
     depth: int | None
     large: bool
+    part: bool = False  # the title of a title page (a book, a part): above every chapter
 
 
-def detect_headings(lines: Sequence[Line], body: float) -> list[FoundHeading]:
+def detect_headings(
+    lines: Sequence[Line], body: float, page_widths: Sequence[float] = ()
+) -> list[FoundHeading]:
     """Headings of a document without an outline; marks their lines as ``HEADING``."""
     cands = [c for c in _candidates(lines, body) if _acceptable(c, lines)]
     cands = _drop_repeated_labels(cands)
     cands = _keep_cover_title_only(cands, lines)
-    levels = _style_levels(cands)
+    if page_widths:
+        cands = _title_blocks(cands, lines, page_widths)
+    levels = _levels(cands)
     found = []
-    for c in cands:
-        level = c.depth if c.depth is not None else levels[c.style]
+    for c, level in zip(cands, levels, strict=True):
         for i in range(c.first, c.last + 1):
             lines[i].role = HEADING
         found.append(
-            FoundHeading(c.first, max(1, min(level, MAX_LEVEL)), c.title, lines[c.first].page)
+            FoundHeading(
+                c.first, max(1, min(level, MAX_LEVEL)), heading_title(c.title), lines[c.first].page
+            )
         )
     return found
+
+
+def heading_title(text: str) -> str:
+    """A heading's title as Markdown can show it: element names lose their angle brackets
+    (``<dir prefix="x">`` -> ``dir prefix="x"``), which a Markdown renderer would take for an
+    HTML tag and hide, as the producers' own bookmarks do."""
+    return _SPACES.sub(" ", _ELEMENT.sub(r"\1", text)).strip() or text
 
 
 def _styled(ln: Line, body: float) -> bool:
@@ -380,7 +395,7 @@ def _candidates(lines: Sequence[Line], body: float) -> Iterable[_Candidate]:
                 last += 1
             i = last + 1
             continue
-        title = _SPACES.sub(" ", " ".join(parts)).strip()
+        title = _join_title(parts)
         head = lines[i + 1] if label_only and last > i else ln
         yield _Candidate(
             first=i,
@@ -393,12 +408,26 @@ def _candidates(lines: Sequence[Line], body: float) -> Iterable[_Candidate]:
         i = last + 1
 
 
+def _join_title(parts: Sequence[str]) -> str:
+    """A title broken over lines: a line ending in a hyphen before a lower-case word keeps the
+    hyphen and joins without a space ("branch-" + "prediction")."""
+    text = ""
+    for part in parts:
+        part = part.strip()
+        if text.endswith("-") and part[:1].islower():
+            text += part
+        else:
+            text = f"{text} {part}" if text else part
+    return _SPACES.sub(" ", text).strip()
+
+
 def _acceptable(c: _Candidate, lines: Sequence[Line]) -> bool:
     t = c.title
     if len(t) < 2 or len(t) > 200 or _LEADER.search(t) or _LABEL_ONLY.match(t):
         return False
-    non_space = len(t) - t.count(" ")
-    letters = sum(ch.isalpha() for ch in t)
+    bare = strip_numbering(t)  # "7.2.1 AES": the number is not part of the words
+    non_space = len(bare) - bare.count(" ")
+    letters = sum(ch.isalpha() for ch in bare)
     if letters < 2 or letters < 0.4 * non_space:
         return False
     words = t.split()
@@ -420,7 +449,7 @@ def _acceptable(c: _Candidate, lines: Sequence[Line]) -> bool:
         and len(words) <= 12
         and not t.endswith(".")
         and ": " not in t
-        and (t[0].isupper() or t[0].isdigit())
+        and (t[0].isupper() or t[0].isdigit() or bool(_ELEMENT.match(t)))
     )
 
 
@@ -451,27 +480,170 @@ def _keep_cover_title_only(cands: list[_Candidate], lines: Sequence[Line]) -> li
     return [c for c in cands if c is title or lines[c.first].page != 1]
 
 
-def _style_levels(cands: Sequence[_Candidate]) -> dict[tuple[float, bool], int]:
-    """One level per font style, learned from the numbered headings of the whole document."""
-    depths: dict[tuple[float, bool], Counter[int]] = defaultdict(Counter)
-    styles: set[tuple[float, bool]] = set()
-    for c in cands:
-        styles.add(c.style)
-        if c.depth is not None:
-            depths[c.style][c.depth] += 1
-    learned = {s: cnt.most_common(1)[0][0] for s, cnt in depths.items()}
-    if not learned:
-        ranked = sorted(styles, reverse=True)
-        return {s: min(r + 1, MAX_LEVEL) for r, s in enumerate(ranked)}
-    levels = dict(learned)
-    for s in styles - learned.keys():
-        bigger = [k for k in learned if k > s]
-        smaller = [k for k in learned if k < s]
-        if not bigger:
-            levels[s] = 1
+def _title_blocks(
+    cands: list[_Candidate], lines: Sequence[Line], page_widths: Sequence[float]
+) -> list[_Candidate]:
+    """A title block (book or part title page, the head of a paper): the page's first line is
+    its largest heading, centred, and more centred lines follow it (subtitle, release,
+    authors) before the text or the first left-aligned heading.  Its title becomes a *part*
+    heading above every chapter; the centred lines under it are body text, not headings."""
+    by_page: dict[int, list[int]] = defaultdict(list)
+    for i, ln in enumerate(lines):
+        if ln.role == BODY:
+            by_page[ln.page].append(i)
+    margins = Counter(round(ln.x0) for ln in lines if ln.role == BODY)
+    left = margins.most_common(1)[0][0] if margins else 0.0
+    ends = sorted(ln.x1 for ln in lines if ln.role == BODY)
+    right = ends[int(0.9 * (len(ends) - 1))] if ends else 0.0
+    drop: set[int] = set()
+    for k, c in enumerate(cands):
+        page = lines[c.first].page
+        idx = by_page.get(page, [])
+        if c.depth is not None or not idx or idx[0] != c.first or page > len(page_widths):
             continue
-        level = learned[min(bigger)] + 1
-        if smaller:
-            level = min(level, learned[max(smaller)])
-        levels[s] = max(1, level)
+        width = page_widths[page - 1]
+
+        def _centred(ln: Line) -> bool:
+            indent, short = ln.x0 - left, right - ln.x1
+            return indent > 0.02 * width and abs(indent - short) <= _CENTRED * width
+
+        if not _centred(lines[c.first]):
+            continue
+        if any(lines[i].size > lines[c.first].size + 0.25 for i in idx):
+            continue
+        after = [i for i in idx if i > c.last]
+        block = []
+        for i in after:
+            if not _centred(lines[i]):
+                break
+            block.append(i)
+        if not block:
+            continue
+        c.part = True
+        inside = set(block)
+        drop.update(j for j, d in enumerate(cands) if j != k and d.first in inside)
+    return [c for j, c in enumerate(cands) if j not in drop]
+
+
+def _top_number(title: str) -> int | None:
+    m = _LABEL.match(title) or _DOTTED.match(title) or _PLAIN.match(title)
+    if not m:
+        return None
+    head = re.split(r"[.]", m.group("n"))[0]
+    return int(head) if head.isdigit() else None
+
+
+def _numbering_runs(cands: Sequence[_Candidate]) -> list[list[int]]:
+    """Numbered headings split where the numbering starts again ("1." after "6."): a
+    collection of books or articles numbers each one from 1."""
+    runs: list[list[int]] = []
+    prev: int | None = None
+    for k, c in enumerate(cands):
+        if c.depth is None:
+            continue
+        top = _top_number(c.title)
+        if not runs or (
+            top is not None and prev is not None and (top < prev or (top == prev and c.depth == 1))
+        ):
+            runs.append([])
+        runs[-1].append(k)
+        if top is not None:
+            prev = top
+    return runs
+
+
+def _dominant(counter: Counter) -> Any:
+    return counter.most_common(1)[0][0]
+
+
+def _levels(cands: Sequence[_Candidate]) -> list[int]:
+    """One level per heading, consistent across the document.
+
+    Numbered headings: their numbering depth, shifted per numbering run so that the run's
+    styles sit where the same styles sit in the main (longest) run; the main run is shifted
+    one level down when parts or more prominent unnumbered headings (a book title) precede it.
+    Parts: level 1.  Unnumbered headings: the level the numbered headings of the same style
+    have, else a level between the known styles by prominence (size, then weight), else the
+    style's rank; a style whose headings never sit directly under the level above it is
+    lifted (no level is skipped without numbering saying so).
+    """
+    levels = [0] * len(cands)
+    runs = _numbering_runs(cands)
+    style_level: dict[tuple[float, bool], int] = {}
+    if runs:
+        main = max(runs, key=len)
+        start = main[0]
+        first_style = _dominant(Counter(cands[k].style for k in main if cands[k].depth == 1)) \
+            if any(cands[k].depth == 1 for k in main) else None
+        above = any(
+            c.part or (c.depth is None and first_style is not None and c.style > first_style)
+            for c in cands[:start]
+        )
+        main_offset = 1 if above else 0
+        per_style: dict[tuple[float, bool], Counter[int]] = defaultdict(Counter)
+        for k in main:
+            per_style[cands[k].style][cands[k].depth + main_offset] += 1  # type: ignore[operator]
+        main_levels = {s: _dominant(cnt) for s, cnt in per_style.items()}
+        for run in runs:
+            if run is main:
+                offset = main_offset
+            else:
+                votes: Counter[int] = Counter()
+                for k in run:
+                    known = main_levels.get(cands[k].style)
+                    if known is not None:
+                        votes[known - cands[k].depth] += 1  # type: ignore[operator]
+                offset = _dominant(votes) if votes else main_offset
+                offset = max(offset, 0)
+            for k in run:
+                levels[k] = cands[k].depth + offset  # type: ignore[operator]
+        learned: dict[tuple[float, bool], Counter[int]] = defaultdict(Counter)
+        for run in runs:
+            for k in run:
+                learned[cands[k].style][levels[k]] += 1
+        style_level = {s: _dominant(cnt) for s, cnt in learned.items()}
+    has_parts = any(c.part for c in cands)
+    unnumbered = {c.style for c in cands if c.depth is None and not c.part}
+    if not style_level:
+        base = 1 if has_parts else 0
+        ranked = sorted(unnumbered, reverse=True)
+        style_level = {s: base + r + 1 for r, s in enumerate(ranked)}
+    else:
+        known = dict(style_level)
+        for s in unnumbered - known.keys():
+            bigger = [k for k in known if k > s]
+            smaller = [k for k in known if k < s]
+            if not bigger:
+                style_level[s] = 1
+                continue
+            level = known[min(bigger)] + 1
+            if smaller:
+                level = min(level, known[max(smaller)])
+            style_level[s] = max(1, level)
+    for k, c in enumerate(cands):
+        if c.part:
+            levels[k] = 1
+        elif c.depth is None:
+            levels[k] = style_level[c.style]
+    _lift_skipping_styles(cands, levels)
     return levels
+
+
+def _lift_skipping_styles(cands: Sequence[_Candidate], levels: list[int]) -> None:
+    """An unnumbered style whose headings never sit directly under the level above theirs
+    (a body-size bold style used only under chapters) moves up to the deepest level its
+    headings do sit under."""
+    for style in sorted({c.style for c in cands if c.depth is None and not c.part}, reverse=True):
+        members = [k for k, c in enumerate(cands) if c.style == style and c.depth is None]
+        own = {levels[k] for k in members}
+        if len(own) != 1:
+            continue
+        level = own.pop()
+        parents = []
+        for k in members:
+            parent = next((levels[j] for j in range(k - 1, -1, -1) if levels[j] < level), 0)
+            parents.append(parent)
+        target = max(parents) + 1
+        if target < level and level - 1 not in parents:
+            for k in members:
+                levels[k] = target
