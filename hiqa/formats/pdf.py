@@ -37,12 +37,14 @@ from .pdf_layout import (
     Line,
     body_size,
     detect_headings,
+    margin_pieces,
     mark_furniture,
     norm_title,
     page_lines,
     strip_numbering,
 )
 from .pdf_tables import FoundTable, extract_tables, looks_ruled
+from .pdf_title import choose_pdf_title
 
 _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 _STORE_SHRINK_EVERY = 200  # pages; keeps MuPDF's font/image cache from growing unbounded
@@ -59,6 +61,7 @@ class _Scan:
     tables: list[FoundTable] = field(default_factory=list)
     page_heights: list[float] = field(default_factory=list)
     page_widths: list[float] = field(default_factory=list)
+    margin_pieces: list[list[str]] = field(default_factory=list)  # per page, header/footer texts
     page_starts: list[int] = field(default_factory=list)  # index of each page's first line
     textless_with_images: list[int] = field(default_factory=list)
     textless: list[int] = field(default_factory=list)
@@ -99,13 +102,16 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
     else:
         headings = detect_headings(lines, body, scan.page_widths)
         meta["headings_from"] = "layout"
+    title, meta["title_source"] = choose_pdf_title(
+        meta.get("title"), lines, scan.page_heights, scan.margin_pieces, body, source
+    )
     events = _events(lines, headings, scan.tables)
     return build_document(
         doc_id=doc_id,
         source=source,
         fmt="pdf",
         events=events,
-        metadata_title=meta.get("title"),
+        metadata_title=title,
         page_count=page_count,
         warnings=warnings,
         metadata=meta,
@@ -168,11 +174,13 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
         except Exception:  # noqa: BLE001 - a damaged page is skipped with a warning
             scan.page_heights.append(792.0)
             scan.page_widths.append(612.0)
+            scan.margin_pieces.append([])
             scan.unreadable.append(page_no)
             continue
         scan.page_heights.append(height)
         scan.page_widths.append(float(page.rect.width) or 612.0)
         lines = page_lines(page_dict, page_no, block_base)
+        scan.margin_pieces.append(margin_pieces(page_dict, height))
         block_base += len(page_dict.get("blocks", ())) + 1
         del page_dict
         if not lines:
@@ -331,15 +339,25 @@ def _events(
 
     events: list[Event] = []
     para: list[Line] = []
+    code: list[Line] = []  # the code block being built: its paragraphs become one fence
 
     def flush() -> None:
-        if para:
+        if not para:
+            return
+        if _is_code(para):
+            if code:
+                events.pop()
+            code.extend(para)
+            events.append(Block(kind="text", text=_fence(code), page=code[0].page))
+        else:
+            code.clear()
             events.append(Block(kind="text", text=_paragraph(para), page=para[0].page))
-            para.clear()
+        para.clear()
 
     for i, ln in enumerate(lines):
         if i in inserts:
             flush()
+            code.clear()
             events.extend(e for _, _, e in sorted(inserts.pop(i), key=lambda x: x[:2]))
         if ln.role != BODY:
             flush()
@@ -355,11 +373,24 @@ def _events(
     return events
 
 
+def _is_code(lines: Sequence[Line]) -> bool:
+    return sum(len(ln.text) for ln in lines if ln.code) >= 0.8 * sum(len(ln.text) for ln in lines)
+
+
+def _fence(lines: Sequence[Line]) -> str:
+    """Consecutive code paragraphs as one fenced block; a gap of more than a line between
+    them on the page is the blank line the program had there."""
+    out = [lines[0].text]
+    for prev, ln in zip(lines, lines[1:]):
+        if ln.page == prev.page and ln.block != prev.block and ln.y0 - prev.y0 > 1.5 * prev.height:
+            out.append("")
+        out.append(ln.text)
+    return "```\n" + "\n".join(out) + "\n```"
+
+
 def _paragraph(lines: Sequence[Line]) -> str:
-    """Lines of one block as Markdown: code fenced, table-of-contents lines kept one per line
-    (dot leaders shortened), prose joined and de-hyphenated."""
-    if sum(len(ln.text) for ln in lines if ln.code) >= 0.8 * sum(len(ln.text) for ln in lines):
-        return "```\n" + "\n".join(ln.text for ln in lines) + "\n```"
+    """Lines of one block as Markdown: table-of-contents lines kept one per line (dot leaders
+    shortened), prose joined and de-hyphenated."""
     texts = [_LEADER_DOTS.sub(" \u2026 ", ln.text).strip() for ln in lines]
     if any(_LEADER_DOTS.search(ln.text) for ln in lines):
         text = "\n".join(texts)

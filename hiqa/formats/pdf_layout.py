@@ -58,8 +58,9 @@ _PAGE_NUMBER = re.compile(
 )
 _DIGITS = re.compile(r"\d+")
 _ELEMENT = re.compile(r"<(/?[A-Za-z][\w:.-]*(?:\s[^<>]*)?)>")  # <dir prefix="default">
-_CENTRED = 0.04  # a centred line's indents from the text column differ by < 4 % of the page width
+_CENTRED = 0.04  # centred: indents from the text column (or page edges) differ by < 4 % of width
 _SPACES = re.compile(r"\s+")
+_WIDE_GAP = re.compile(r"\s{3,}")
 
 
 @dataclass(slots=True)
@@ -176,6 +177,20 @@ def _clean(text: str, keep_spaces: bool) -> str:
     if keep_spaces:
         return text.rstrip()
     return _SPACES.sub(" ", text).strip()
+
+
+def margin_pieces(page_dict: dict[str, Any], height: float) -> list[str]:
+    """Texts in the top and bottom margins of one page, split where a running header or
+    footer leaves a wide gap ("LN(1)   User Commands   LN(1)" -> three pieces)."""
+    out: list[str] = []
+    for block in page_dict.get("blocks", ()):
+        for line in block.get("lines", ()):
+            y0, y1 = line["bbox"][1], line["bbox"][3]
+            if not (y1 <= height * _MARGIN or y0 >= height * (1 - _MARGIN)):
+                continue
+            text = "".join(s.get("text", "") for s in line.get("spans", ()))
+            out.extend(p for p in (_clean(t, False) for t in _WIDE_GAP.split(text)) if p)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -505,7 +520,9 @@ def _title_blocks(
 
         def _centred(ln: Line) -> bool:
             indent, short = ln.x0 - left, right - ln.x1
-            return indent > 0.02 * width and abs(indent - short) <= _CENTRED * width
+            on_page = abs((ln.x0 + ln.x1 - width) / 2) <= _CENTRED * width / 2
+            in_column = abs(indent - short) <= _CENTRED * width
+            return indent > 0.02 * width and (in_column or on_page)
 
         if not _centred(lines[c.first]):
             continue

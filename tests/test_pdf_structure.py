@@ -1,0 +1,149 @@
+"""PDF structure rules of issue #10 on generated PDFs: the title rule, contents pages, title
+pages and numbering restarts, bold body-size headings, code blocks and borderless tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pdf_fixtures as fx
+
+from hiqa.formats.pdf import parse_pdf
+from hiqa.formats.pdf_title import humanised_file_name, running_title
+from hiqa.model import Document
+
+
+def _parse(path: Path) -> Document:
+    return parse_pdf(path, path.name)
+
+
+def _outline(doc: Document) -> list[tuple[int, str]]:
+    return [(h.level, h.title) for h in doc.headings]
+
+
+# --- title rule ----------------------------------------------------------------------------------
+
+
+def test_empty_metadata_title_uses_the_title_block(tmp_path: Path) -> None:
+    doc = _parse(fx.title_block_pdf(tmp_path))
+    assert doc.title == "Pump Station Audit 2024"
+    assert doc.metadata["title_source"] == "title_block"
+
+
+def test_metadata_title_wins_when_meaningful(tmp_path: Path) -> None:
+    doc = _parse(fx.outline_pdf(tmp_path))
+    assert doc.title == "Plant Report"
+    assert doc.metadata["title_source"] == "metadata"
+
+
+def test_man_page_is_titled_by_its_running_header_not_by_name(tmp_path: Path) -> None:
+    doc = _parse(fx.man_page_pdf(tmp_path, pages=2))
+    assert doc.title == fx.MAN_NAME
+    assert doc.metadata["title_source"] == "running_header"
+    assert doc.headings[0].title == "NAME"  # the generic first heading is not the title
+
+
+def test_one_page_man_page_is_titled_by_the_name_at_both_header_ends(tmp_path: Path) -> None:
+    doc = _parse(fx.man_page_pdf(tmp_path, pages=1))
+    assert doc.page_count == 1
+    assert doc.title == fx.MAN_NAME
+
+
+def test_without_title_block_or_header_the_file_name_is_humanised(tmp_path: Path) -> None:
+    doc = _parse(fx.numbered_pdf(tmp_path))  # its largest first-page text is "Preface"
+    assert doc.metadata["title_source"] == "filename"
+    assert doc.title == "numbered"
+    assert humanised_file_name("/x/quarterly_report-2023.pdf") == "quarterly report-2023"
+
+
+def test_running_title_needs_most_pages_and_skips_page_numbers() -> None:
+    pieces = [["ACME Quarterly Report", str(n)] for n in range(1, 6)]
+    assert running_title(pieces) == "ACME Quarterly Report"
+    assert running_title([["Draft"], ["Draft"], []]) == ""  # generic
+    assert running_title([["Chapter 1"], ["Chapter 2"], ["Chapter 3"]]) == ""  # not repeated
+    assert running_title([["Only Page Header"]]) == ""  # one page, printed once
+    assert running_title([["LONG_NAME(1) General Commands Manual LONG_NAME(1)"]]) == "LONG_NAME(1)"
+
+
+# --- structure -----------------------------------------------------------------------------------
+
+
+def test_contents_page_lines_are_not_headings(tmp_path: Path) -> None:
+    doc = _parse(fx.toc_pdf(tmp_path))
+    assert [(h.level, h.title, h.page) for h in doc.headings] == [
+        (1, "Contents", 1),
+        (1, "1 Scope", 2),
+        (2, "1.1 Terms", 2),
+        (1, "2 Operation", 3),
+        (2, "2.1 Start-up", 3),
+    ]
+
+
+def test_title_pages_are_parts_and_each_book_numbers_from_one(tmp_path: Path) -> None:
+    doc = _parse(fx.book_pdf(tmp_path))
+    assert _outline(doc) == [
+        (1, "Operator Guide"),
+        (2, "1. Operator Guide Chapter 1"),
+        (3, "1.1. Operator Guide Section 1"),
+        (2, "2. Operator Guide Chapter 2"),
+        (3, "2.1. Operator Guide Section 2"),
+        (1, "Service Manual"),
+        (2, "1. Service Manual Chapter 1"),
+        (3, "1.1. Service Manual Section 1"),
+        (2, "2. Service Manual Chapter 2"),
+        (3, "2.1. Service Manual Section 2"),
+    ]
+    assert "Release 2.1" in doc.markdown  # the title page's sub-line is text, not a heading
+
+
+def test_bold_body_size_headings_are_found_and_levelled(tmp_path: Path) -> None:
+    doc = _parse(fx.bold_body_headings_pdf(tmp_path))
+    assert _outline(doc) == [
+        (1, "Widget Reference"),
+        (2, "Installation"),
+        (2, "Configuration"),
+        (2, "Troubleshooting"),
+    ]
+
+
+def test_man_page_sections_are_headings_and_header_is_furniture(tmp_path: Path) -> None:
+    doc = _parse(fx.man_page_pdf(tmp_path, pages=2))
+    assert [h.title for h in doc.headings] == [
+        "NAME",
+        "SYNOPSIS",
+        "DESCRIPTION",
+        "OPTIONS",
+        "SEE ALSO",
+    ]
+    assert "System Manager's Manual" not in doc.markdown
+
+
+# --- code and tables -----------------------------------------------------------------------------
+
+
+def test_multi_line_code_block_is_one_fence(tmp_path: Path) -> None:
+    doc = _parse(fx.code_pdf(tmp_path))
+    assert doc.markdown.count("```") == 2
+    fence = doc.markdown.split("```")[1].strip("\n")
+    assert [ln.strip() for ln in fence.splitlines()] == [ln.strip() for ln in fx.CODE_LINES]
+    assert '    printf("hello\\n");' in fence.splitlines()  # indentation kept
+    assert "Compile the following program:" in doc.markdown
+    assert "It prints a greeting and exits." in doc.markdown
+
+
+def test_borderless_table_becomes_markdown_with_caption(tmp_path: Path) -> None:
+    doc = _parse(fx.borderless_table_pdf(tmp_path))
+    tables = [b for s in doc.sections for b in s.blocks if b.kind == "table"]
+    assert len(tables) == 1
+    assert tables[0].rows == tuple(tuple(r) for r in fx.BORDERLESS_ROWS)
+    assert tables[0].caption == "Table 3: Pump ratings"
+    texts = [b.text for s in doc.sections for b in s.blocks if b.kind == "text"]
+    assert texts == [
+        "The station runs four pumps; their ratings are listed below.",
+        "Pump P-104 is the stand-by unit and runs only during peak demand.",
+    ]
+
+
+def test_prose_pages_have_no_borderless_tables(tmp_path: Path) -> None:
+    for builder in (fx.numbered_pdf, fx.running_header_pdf, fx.code_pdf, fx.toc_pdf):
+        doc = _parse(builder(tmp_path))
+        assert not [b for s in doc.sections for b in s.blocks if b.kind == "table"], builder
