@@ -147,3 +147,60 @@ def test_prose_pages_have_no_borderless_tables(tmp_path: Path) -> None:
     for builder in (fx.numbered_pdf, fx.running_header_pdf, fx.code_pdf, fx.toc_pdf):
         doc = _parse(builder(tmp_path))
         assert not [b for s in doc.sections for b in s.blocks if b.kind == "table"], builder
+
+
+# --- definition terms (issue #17) ----------------------------------------------------------------
+
+
+def test_bold_option_lines_with_indented_bodies_are_terms_under_options(tmp_path: Path) -> None:
+    doc = _parse(fx.man_page_pdf(tmp_path, pages=2))
+    terms = [s for s in doc.sections if s.kind == "term"]
+    assert [s.title for s in terms] == [f"-{'flmnqrstuvwxyz'[n]} value{n}" for n in range(8)]
+    for n, term in enumerate(terms):
+        assert term.path == ("OPTIONS", term.title)
+        assert term.body.startswith(f"Option number {n} sets knob {n}.")
+    options = next(s for s in doc.sections if s.title == "OPTIONS")
+    assert terms[0].level == options.level + 1
+    assert [h.title for h in doc.headings].count("OPTIONS") == 1  # terms are not headings
+    see_also = next(s for s in doc.sections if s.title == "SEE ALSO")
+    assert see_also.body == "unfrob(8), frobstat(1)"  # the list ends at the next heading
+
+
+def test_term_on_the_same_row_as_its_description(tmp_path: Path) -> None:
+    """groff puts a short tag and the start of its description on one row, at a tab stop."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=fx.WIDTH, height=fx.HEIGHT)
+    page.insert_text((fx.LEFT, 100), "OPTIONS", fontsize=11, fontname="tibo")
+    y = 120.0
+    for tag, text in (("-h", "Display a usage message."), ("-n", "Do not write anything.")):
+        page.insert_text((fx.LEFT + 36, y), tag, fontsize=10, fontname="tibo")
+        page.insert_text((fx.LEFT + 72, y), text, fontsize=10, fontname="tiro")
+        y += 16
+    page.insert_text((fx.LEFT + 36, y), "-o offset", fontsize=10, fontname="tibo")
+    page.insert_text((fx.LEFT + 72, y + 12), "Start at this offset in bytes.", fontsize=10)
+    path = tmp_path / "rows.pdf"
+    doc.save(path)
+    parsed = _parse(path)
+    terms = {s.title: s.body for s in parsed.sections if s.kind == "term"}
+    assert terms == {
+        "-h": "Display a usage message.",
+        "-n": "Do not write anything.",
+        "-o offset": "Start at this offset in bytes.",
+    }
+
+
+def test_a_bold_word_opening_a_paragraph_is_not_a_term(tmp_path: Path) -> None:
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=fx.WIDTH, height=fx.HEIGHT)
+    page.insert_text((fx.LEFT, 100), "Note", fontsize=10, fontname="hebo")
+    page.insert_text((fx.LEFT + 30, 100), "that the pump must be primed first.", fontsize=10)
+    page.insert_text((fx.LEFT, 113), "Otherwise the seals run dry and fail early.", fontsize=10)
+    path = tmp_path / "note.pdf"
+    doc.save(path)
+    parsed = _parse(path)
+    assert not [s for s in parsed.sections if s.kind == "term"]
+    assert "Note that the pump must be primed first." in parsed.markdown

@@ -21,7 +21,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,14 +37,16 @@ from .pdf_layout import (
     Line,
     body_size,
     detect_headings,
+    find_terms,
     margin_pieces,
     mark_furniture,
     norm_title,
     page_lines,
     strip_numbering,
 )
+from .markdown import is_term_text
 from .pdf_tables import FoundTable, extract_tables, looks_ruled
-from .pdf_title import choose_pdf_title
+from .pdf_title import choose_pdf_title, running_title
 
 _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 _STORE_SHRINK_EVERY = 200  # pages; keeps MuPDF's font/image cache from growing unbounded
@@ -95,7 +97,8 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
     warnings = _warnings(scan, repaired)
     lines = scan.lines
     body = body_size(lines)
-    mark_furniture(lines, scan.page_heights, body)
+    running = running_title(scan.margin_pieces)
+    mark_furniture(lines, scan.page_heights, body, running)
     if outline:
         headings = _place_outline(outline, lines, scan.page_starts, body)
         meta["headings_from"] = "outline"
@@ -103,9 +106,9 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
         headings = detect_headings(lines, body, scan.page_widths)
         meta["headings_from"] = "layout"
     title, meta["title_source"] = choose_pdf_title(
-        meta.get("title"), lines, scan.page_heights, scan.margin_pieces, body, source
+        meta.get("title"), lines, scan.page_heights, running, body, source
     )
-    events = _events(lines, headings, scan.tables)
+    events = _events(lines, headings, scan.tables, find_terms(lines, is_term_text))
     return build_document(
         doc_id=doc_id,
         source=source,
@@ -328,7 +331,10 @@ def _title_keys(text: str) -> set[str]:
 
 
 def _events(
-    lines: Sequence[Line], headings: Sequence[FoundHeading], tables: Sequence[FoundTable]
+    lines: Sequence[Line],
+    headings: Sequence[FoundHeading],
+    tables: Sequence[FoundTable],
+    terms: dict[int, str],
 ) -> list[Event]:
     inserts: dict[int, list[tuple[int, int, Event]]] = defaultdict(list)
     for k, h in enumerate(headings):
@@ -362,6 +368,15 @@ def _events(
         if ln.role != BODY:
             flush()
             continue
+        if i in terms:
+            flush()
+            code.clear()
+            term = terms[i]
+            raw = "\\" + term if term.startswith(("#", "- ", "* ", "+ ", ">")) else term
+            events.append(Heading(0, term, ln.page, "term", raw))
+            if ln.tag >= len(ln.text):
+                continue
+            ln = replace(ln, text=ln.text[ln.tag :].strip(), x0=ln.rest_x, tag=0)
         if para and (
             ln.block != para[-1].block or ln.page != para[-1].page or ln.code != para[-1].code
         ):

@@ -18,7 +18,7 @@ import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +37,8 @@ _ITALIC_FONT = re.compile(r"italic|oblique|slant|cmsl|cmti", re.IGNORECASE)
 _FLAG_ITALIC = 2
 _FLAG_MONO = 8
 _FLAG_BOLD = 16
+_TAB_GAP = 0.5  # em; a wider gap between spans sets a term apart from its description
+_TAG_PLAIN_SHARE = 0.25  # a term tag ("-o offset") is bold/monospace, with italic arguments
 
 _LABEL_WORDS = r"chapter|part|appendix|annex|section|kapitel|anhang|chapitre|annexe"
 _LABEL = re.compile(
@@ -80,6 +82,8 @@ class Line:
     code: bool  # typewriter mixed with italic: a signature or a code fragment, not a title
     upright: bool
     role: int = BODY
+    tag: int = 0  # length of a leading bold/monospace piece set apart by a gap (a term), or 0
+    rest_x: float = 0.0  # where the text after that piece starts
 
     @property
     def height(self) -> float:
@@ -106,7 +110,9 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
     for b_idx, block in enumerate(page_dict.get("blocks", ())):
         if block.get("type", 0) != 0:
             continue
-        # [x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright]
+        # [x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright,
+        #  first piece's text if it reads as a term tag else "", x0 of the second piece,
+        #  [first span strong, plain letters, letters] of the whole row]
         acc: list[list[Any]] = []
         for line in block.get("lines", ()):
             spans = line.get("spans", ())
@@ -114,26 +120,55 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
             if not text.strip():
                 continue
             chars = size_w = bold_n = mono_n = italic_n = 0.0
+            plain_letters = letters = all_plain = all_letters = 0
+            lead: bool | None = None  # is the first non-blank span bold or monospace?
+            tag_text, gap_x = "", None  # spans before a tab-like gap: a term on its row
+            prev_x1 = None
             for s in spans:
                 t = s.get("text", "")
                 n = len(t) - t.count(" ")
                 if n <= 0:
                     continue
+                size = float(s.get("size", 0.0))
+                sx0, sx1 = s["bbox"][0], s["bbox"][2]
+                if gap_x is None and prev_x1 is not None and sx0 - prev_x1 >= _TAB_GAP * size:
+                    gap_x = sx0
+                prev_x1 = sx1
+                if gap_x is None:
+                    tag_text += t
                 font = s.get("font", "")
                 flags = s.get("flags", 0)
                 chars += n
-                size_w += n * float(s.get("size", 0.0))
+                size_w += n * size
+                strong = False
                 if flags & _FLAG_BOLD or _BOLD_FONT.search(font):
                     bold_n += n
+                    strong = True
                 if flags & _FLAG_MONO or _MONO_FONT.search(font):
                     mono_n += n
-                if flags & _FLAG_ITALIC or _ITALIC_FONT.search(font):
+                    strong = True
+                italic = bool(flags & _FLAG_ITALIC or _ITALIC_FONT.search(font))
+                if italic:
                     italic_n += n
+                if lead is None:
+                    lead = strong
+                n_letters = sum(ch.isalpha() for ch in t)
+                all_letters += n_letters
+                if not strong and not italic:
+                    all_plain += n_letters
+                if gap_x is None:
+                    letters += n_letters
+                    if not strong and not italic:
+                        plain_letters += n_letters
+            tagish = bool(lead) and plain_letters <= _TAG_PLAIN_SHARE * letters
             x0, y0, x1, y1 = line["bbox"]
             dx, dy = line.get("dir", (1.0, 0.0))
             upright = abs(dy) < 0.05 and dx > 0
             prev = acc[-1] if acc else None
+            whole = [bool(lead), all_plain, all_letters]
             if prev is not None and upright and prev[10] and _same_row(prev, y0, y1, x0):
+                prev[13][1] += all_plain
+                prev[13][2] += all_letters
                 prev[2] = max(prev[2], x1)
                 prev[1], prev[3] = min(prev[1], y0), max(prev[3], y1)
                 prev[4] = prev[4].rstrip() + " " + text.lstrip()
@@ -142,11 +177,23 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                 prev[7] += bold_n
                 prev[8] += mono_n
                 prev[9] += italic_n
+                if prev[12] is None:
+                    prev[12] = x0
             else:
-                acc.append([x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright])
-        for x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright in acc:
+                acc.append(
+                    [x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright]
+                    + [(tag_text or text) if tagish else "", gap_x, whole]
+                )
+        for row in acc:
+            x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright = row[:11]
             chars = chars or 1.0
             mono = mono_n >= 0.6 * chars
+            clean = _clean(text, keep_spaces=mono)
+            lead_strong, plain, letters_n = row[13]
+            if lead_strong and plain <= _TAG_PLAIN_SHARE * letters_n:
+                tag = clean  # the whole row reads as a tag ("new-session [-d] [-c dir]")
+            else:
+                tag = _clean(row[11], keep_spaces=mono) if row[11] else ""
             out.append(
                 Line(
                     page=page_no,
@@ -155,12 +202,14 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                     y0=y0,
                     x1=x1,
                     y1=y1,
-                    text=_clean(text, keep_spaces=mono),
+                    text=clean,
                     size=size_w / chars,
                     bold=bold_n >= 0.6 * chars,
                     mono=mono,
                     code=mono or (mono_n >= 0.1 * chars and mono_n + italic_n >= 0.5 * chars),
                     upright=upright,
+                    tag=len(tag) if tag and clean.startswith(tag) else 0,
+                    rest_x=x1 if row[12] is None else row[12],
                 )
             )
     return out
@@ -210,13 +259,17 @@ def _bucket(size: float) -> float:
     return round(size * 2) / 2
 
 
-def mark_furniture(lines: Sequence[Line], page_heights: Sequence[float], body: float) -> None:
+def mark_furniture(
+    lines: Sequence[Line], page_heights: Sequence[float], body: float, running: str = ""
+) -> None:
     """Mark running headers, footers and page numbers as ``FURNITURE``.
 
-    A line in the top or bottom margin is furniture when it is a page number, or when the same
-    text (digits ignored: "Chapter 3: Foo  41") recurs in the margins of several pages; any
-    other body-size margin line on the same band as such recurring lines (a header that names
-    a two-page chapter) is furniture too.
+    A line in the top or bottom margin is furniture when it is a page number, when it holds
+    the document's running title (``running``, found by ``hiqa.formats.pdf_title``; this is
+    what catches the header of a one-page document), or when the same text (digits ignored:
+    "Chapter 3: Foo  41") recurs in the margins of several pages; any other body-size margin
+    line on the same band as such recurring lines (a header that names a two-page chapter) is
+    furniture too.
     """
     n_pages = len(page_heights)
     if not lines:
@@ -229,7 +282,7 @@ def mark_furniture(lines: Sequence[Line], page_heights: Sequence[float], body: f
         if ln.role != BODY or not _in_margin(ln, page_heights):
             continue
         margin.append(i)
-        if i in edge and _PAGE_NUMBER.match(ln.text):
+        if (i in edge and _PAGE_NUMBER.match(ln.text)) or (running and running in ln.text):
             ln.role = FURNITURE
         else:
             pages_by_key[_furniture_key(ln.text)].add(ln.page)
@@ -493,6 +546,61 @@ def _keep_cover_title_only(cands: list[_Candidate], lines: Sequence[Line]) -> li
         return cands
     title = max(on_cover, key=lambda c: (lines[c.first].size, -c.first))
     return [c for c in cands if c is title or lines[c.first].page != 1]
+
+
+# ---------------------------------------------------------------------------------------------
+# Definition terms (issue #17)
+
+
+def find_terms(lines: Sequence[Line], is_term_text: Callable[[str], bool]) -> dict[int, str]:
+    """Lines that open a definition item, mapped to the term: a short bold or monospace tag
+    (groff ``.TP``, texinfo ``@table``, DocBook variablelist) whose description is indented
+    deeper, either on the same row after a gap (``-h      Display help``) or on the lines
+    below it.  The description must read as prose, so code and table rows are not terms."""
+    out: dict[int, str] = {}
+    for i, ln in enumerate(lines):
+        if ln.role != BODY or not ln.tag:
+            continue
+        tag = ln.text[: ln.tag].strip()
+        if not is_term_text(tag) or sum(ch.isalnum() for ch in tag) < 1:
+            continue
+        indent = max(0.9 * ln.size, 4.0)
+        if ln.tag < len(ln.text):
+            rest = ln.text[ln.tag :].strip()
+            if ln.rest_x - ln.x0 >= indent and _prose(rest) and _column_at(lines, i, ln.rest_x):
+                out[i] = tag
+            continue
+        nxt = _next_body(lines, i)
+        if (
+            nxt is not None
+            and nxt.x0 - ln.x0 >= indent
+            and not nxt.code
+            and _prose(nxt.text)
+            and (nxt.page != ln.page or nxt.y0 - ln.y1 < 2.5 * ln.height)
+        ):
+            out[i] = tag
+    return out
+
+
+def _column_at(lines: Sequence[Line], i: int, x: float, reach: int = 8) -> bool:
+    """Does another line near line ``i`` start at ``x``?  A description column is shared by
+    the items of a list; a bold word opening a justified paragraph has no such column."""
+    near = lines[max(0, i - reach) : i] + lines[i + 1 : i + 1 + reach]
+    return any(abs(ln.x0 - x) <= 1.5 and ln.page == lines[i].page for ln in near)
+
+
+def _next_body(lines: Sequence[Line], i: int) -> Line | None:
+    for ln in lines[i + 1 :]:
+        if ln.role == BODY:
+            return ln
+        if ln.role != FURNITURE:
+            return None
+    return None
+
+
+def _prose(text: str) -> bool:
+    non_space = len(text) - text.count(" ")
+    return len(text.split()) >= 2 and sum(ch.isalpha() for ch in text) >= 0.5 * non_space
 
 
 def _title_blocks(

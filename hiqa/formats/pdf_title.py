@@ -48,18 +48,18 @@ def choose_pdf_title(
     metadata_title: str | None,
     lines: Sequence[Line],
     page_heights: Sequence[float],
-    margin_pieces: Sequence[Sequence[str]],
+    running: str,
     body: float,
     source: str,
 ) -> tuple[str, str]:
-    """``(title, title_source)`` by the rule in the module docstring."""
+    """``(title, title_source)`` by the rule in the module docstring; ``running`` is
+    ``running_title()`` of the document's header and footer texts."""
     meta = " ".join((metadata_title or "").split())
     if meta and _meaningful(meta, source):
         return meta, "metadata"
     block = title_block(lines, page_heights, body)
     if block:
         return block, "title_block"
-    running = running_title(margin_pieces)
     if running:
         return running, "running_header"
     return humanised_file_name(source), "filename"
