@@ -506,3 +506,20 @@ def borderless_table_pdf(folder: Path) -> Path:
     w.y += 10
     w.paragraph("Pump P-104 is the stand-by unit and runs only during peak demand.")
     return _save(doc, folder / "borderless.pdf")
+
+
+def plain_subsections_pdf(folder: Path) -> Path:
+    """Chapters in bold; their sub-sections ("1.1. ...") set in the body's weight, a little
+    larger (groff mom); a numbered list item inside a paragraph block stays text."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    for n in (1, 2):
+        w.heading(f"{n}. Chapter {n}", 1)
+        w.paragraph(LOREM)
+        for k in (1, 2):
+            page = w._room(60)
+            w.y += 16
+            page.insert_text((LEFT, w.y), f"{n}.{k}. Topic {n}.{k}", fontsize=BODY_SIZE + 0.5)
+            w.paragraph(LOREM)
+    w.paragraph("Steps: 2.3. Check the seals before the next start.")
+    return _save(doc, folder / "plain.pdf")

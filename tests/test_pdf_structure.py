@@ -105,6 +105,18 @@ def test_bold_body_size_headings_are_found_and_levelled(tmp_path: Path) -> None:
     ]
 
 
+def test_plain_weight_subsections_continuing_the_numbering_are_headings(tmp_path: Path) -> None:
+    doc = _parse(fx.plain_subsections_pdf(tmp_path))
+    assert _outline(doc) == [
+        (1, "1. Chapter 1"),
+        (2, "1.1. Topic 1.1"),
+        (2, "1.2. Topic 1.2"),
+        (1, "2. Chapter 2"),
+        (2, "2.1. Topic 2.1"),
+        (2, "2.2. Topic 2.2"),
+    ]
+
+
 def test_man_page_sections_are_headings_and_header_is_furniture(tmp_path: Path) -> None:
     doc = _parse(fx.man_page_pdf(tmp_path, pages=2))
     assert [h.title for h in doc.headings] == [

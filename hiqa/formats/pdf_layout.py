@@ -389,6 +389,7 @@ def detect_headings(
 ) -> list[FoundHeading]:
     """Headings of a document without an outline; marks their lines as ``HEADING``."""
     cands = [c for c in _candidates(lines, body) if _acceptable(c, lines)]
+    cands = _add_plain_numbered(cands, lines, body)
     cands = _drop_repeated_labels(cands)
     cands = _keep_cover_title_only(cands, lines)
     if page_widths:
@@ -474,6 +475,51 @@ def _candidates(lines: Sequence[Line], body: float) -> Iterable[_Candidate]:
             large=head.size >= body * _LARGE_RATIO,
         )
         i = last + 1
+
+
+def _add_plain_numbered(
+    cands: list[_Candidate], lines: Sequence[Line], body: float
+) -> list[_Candidate]:
+    """Sub-sections set in the body's weight ("3.1. Creating links" in roman, a hair larger):
+    a one-line block at least body size whose dotted number continues a numbered heading
+    already found ("3.1." under "3.") is a heading too.  Contents pages are left alone."""
+    known = {_number_key(c.title) for c in cands if c.depth is not None}
+    taken = {i for c in cands for i in range(c.first, c.last + 1)}
+    leaders: Counter[int] = Counter(ln.page for ln in lines if _LEADER.search(ln.text))
+    added: list[_Candidate] = []
+    for i, ln in enumerate(lines):
+        if (
+            i in taken
+            or ln.role != BODY
+            or ln.code
+            or not ln.upright
+            or ln.size < body - 0.25
+            or leaders[ln.page] >= 3
+            or not _alone(lines, i)
+        ):
+            continue
+        m = _DOTTED.match(ln.text)
+        if not m or m.group("n").rsplit(".", 1)[0] not in known:
+            continue
+        cand = _Candidate(i, i, ln.text, _style(ln), numbering_depth(ln.text), False)
+        words = ln.text.split()
+        if len(words) > 12 or ln.text.endswith(".") or not _acceptable(cand, lines):
+            continue
+        added.append(cand)
+        known.add(m.group("n"))
+    return sorted([*cands, *added], key=lambda c: c.first) if added else cands
+
+
+def _number_key(title: str) -> str:
+    m = _LABEL.match(title) or _DOTTED.match(title) or _PLAIN.match(title)
+    return m.group("n") if m else ""
+
+
+def _alone(lines: Sequence[Line], i: int) -> bool:
+    ln = lines[i]
+    return (i == 0 or lines[i - 1].block != ln.block) and (
+        i + 1 >= len(lines) or lines[i + 1].block != ln.block
+    )
 
 
 def _join_title(parts: Sequence[str]) -> str:
