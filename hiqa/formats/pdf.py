@@ -11,7 +11,7 @@ page dictionaries.  Headings then come from one of two places:
 * otherwise the layout (``hiqa.formats.pdf_layout``): font size and weight, numbering,
   running headers/footers removed, one style -> level table for the whole document.
 
-Ruled tables become Markdown tables (``hiqa.formats.pdf_tables``).  Every failure of the
+Ruled and borderless tables become Markdown tables (``hiqa.formats.pdf_tables``).  Every failure of the
 PDF library is turned into a ``DocumentError`` subclass with a message a user can act on.
 """
 
@@ -45,7 +45,13 @@ from .pdf_layout import (
     strip_numbering,
 )
 from .markdown import is_term_text
-from .pdf_tables import FoundTable, extract_tables, looks_ruled
+from .pdf_tables import (
+    FoundTable,
+    aligned_regions,
+    extract_borderless,
+    extract_tables,
+    looks_ruled,
+)
 from .pdf_title import choose_pdf_title, running_title
 
 _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
@@ -184,6 +190,7 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
         scan.page_widths.append(float(page.rect.width) or 612.0)
         lines = page_lines(page_dict, page_no, block_base)
         scan.margin_pieces.append(margin_pieces(page_dict, height))
+        regions = aligned_regions(page_dict)
         block_base += len(page_dict.get("blocks", ())) + 1
         del page_dict
         if not lines:
@@ -196,6 +203,8 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
         try:
             if looks_ruled(page):
                 scan.tables.extend(extract_tables(page, lines, offset))
+            elif regions:
+                scan.tables.extend(extract_borderless(page, lines, offset, regions))
         except Exception:  # noqa: BLE001 - the page's text is kept, only the grid is lost
             scan.table_failures.append(page_no)
         if page_no % _STORE_SHRINK_EVERY == 0:
