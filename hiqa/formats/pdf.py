@@ -190,7 +190,8 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
         scan.page_widths.append(float(page.rect.width) or 612.0)
         lines = page_lines(page_dict, page_no, block_base)
         scan.margin_pieces.append(margin_pieces(page_dict, height))
-        regions = aligned_regions(page_dict)
+        # a borderless table has rows of several pieces; a page of prose has none
+        regions = aligned_regions(page_dict) if _multi_piece_rows(lines) >= 3 else []
         block_base += len(page_dict.get("blocks", ())) + 1
         del page_dict
         if not lines:
@@ -217,6 +218,10 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
             )
         raise ScannedDocumentError(source, scan.textless or list(range(1, doc.page_count + 1)))
     return scan
+
+
+def _multi_piece_rows(lines: Sequence[Line]) -> int:
+    return sum(ln.rest_x < ln.x1 - 1 for ln in lines)
 
 
 def _has_images(page: Any) -> bool:

@@ -152,14 +152,15 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                     italic_n += n
                 if lead is None:
                     lead = strong
-                n_letters = sum(ch.isalpha() for ch in t)
-                all_letters += n_letters
-                if not strong and not italic:
-                    all_plain += n_letters
-                if gap_x is None:
-                    letters += n_letters
+                if lead:  # only a row opening in bold or monospace can hold a term tag
+                    n_letters = sum(ch.isalpha() for ch in t)
+                    all_letters += n_letters
                     if not strong and not italic:
-                        plain_letters += n_letters
+                        all_plain += n_letters
+                    if gap_x is None:
+                        letters += n_letters
+                        if not strong and not italic:
+                            plain_letters += n_letters
             tagish = bool(lead) and plain_letters <= _TAG_PLAIN_SHARE * letters
             x0, y0, x1, y1 = line["bbox"]
             dx, dy = line.get("dir", (1.0, 0.0))
@@ -167,6 +168,8 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
             prev = acc[-1] if acc else None
             whole = [bool(lead), all_plain, all_letters]
             if prev is not None and upright and prev[10] and _same_row(prev, y0, y1, x0):
+                if not lead:  # its letters were not counted: all of them are plain
+                    all_plain = all_letters = sum(ch.isalpha() for ch in text)
                 prev[13][1] += all_plain
                 prev[13][2] += all_letters
                 prev[2] = max(prev[2], x1)
