@@ -178,23 +178,34 @@ def test_bold_option_lines_with_indented_bodies_are_terms_under_options(tmp_path
     assert see_also.body == "unfrob(8), frobstat(1)"  # the list ends at the next heading
 
 
-def test_term_on_the_same_row_as_its_description(tmp_path: Path) -> None:
-    """groff puts a short tag and the start of its description on one row, at a tab stop."""
+def _one_page(path: Path, texts: list[tuple[float, float, str, str]]) -> Document:
+    """A one-page PDF of ``(x, y, text, font)`` pieces at 10 pt (fonts: "tibo" Times-Bold,
+    "tiro" Times-Roman, "hebo" Helvetica-Bold, "helv" Helvetica), parsed."""
     import pymupdf
 
     doc = pymupdf.open()
     page = doc.new_page(width=fx.WIDTH, height=fx.HEIGHT)
-    page.insert_text((fx.LEFT, 100), "OPTIONS", fontsize=11, fontname="tibo")
-    y = 120.0
-    for tag, text in (("-h", "Display a usage message."), ("-n", "Do not write anything.")):
-        page.insert_text((fx.LEFT + 36, y), tag, fontsize=10, fontname="tibo")
-        page.insert_text((fx.LEFT + 72, y), text, fontsize=10, fontname="tiro")
-        y += 16
-    page.insert_text((fx.LEFT + 36, y), "-o offset", fontsize=10, fontname="tibo")
-    page.insert_text((fx.LEFT + 72, y + 12), "Start at this offset in bytes.", fontsize=10)
-    path = tmp_path / "rows.pdf"
+    for x, y, text, font in texts:
+        page.insert_text((x, y), text, fontsize=fx.BODY_SIZE, fontname=font)
     doc.save(path)
-    parsed = _parse(path)
+    return _parse(path)
+
+
+def test_term_on_the_same_row_as_its_description(tmp_path: Path) -> None:
+    """groff puts a short tag and the start of its description on one row, at a tab stop."""
+    tag_x, text_x = fx.LEFT + 36, fx.LEFT + 72
+    parsed = _one_page(
+        tmp_path / "rows.pdf",
+        [
+            (fx.LEFT, 100, "OPTIONS", "tibo"),
+            (tag_x, 120, "-h", "tibo"),
+            (text_x, 120, "Display a usage message.", "tiro"),
+            (tag_x, 136, "-n", "tibo"),
+            (text_x, 136, "Do not write anything.", "tiro"),
+            (tag_x, 152, "-o offset", "tibo"),
+            (text_x, 164, "Start at this offset in bytes.", "tiro"),
+        ],
+    )
     terms = {s.title: s.body for s in parsed.sections if s.kind == "term"}
     assert terms == {
         "-h": "Display a usage message.",
@@ -204,15 +215,13 @@ def test_term_on_the_same_row_as_its_description(tmp_path: Path) -> None:
 
 
 def test_a_bold_word_opening_a_paragraph_is_not_a_term(tmp_path: Path) -> None:
-    import pymupdf
-
-    doc = pymupdf.open()
-    page = doc.new_page(width=fx.WIDTH, height=fx.HEIGHT)
-    page.insert_text((fx.LEFT, 100), "Note", fontsize=10, fontname="hebo")
-    page.insert_text((fx.LEFT + 30, 100), "that the pump must be primed first.", fontsize=10)
-    page.insert_text((fx.LEFT, 113), "Otherwise the seals run dry and fail early.", fontsize=10)
-    path = tmp_path / "note.pdf"
-    doc.save(path)
-    parsed = _parse(path)
+    parsed = _one_page(
+        tmp_path / "note.pdf",
+        [
+            (fx.LEFT, 100, "Note", "hebo"),
+            (fx.LEFT + 30, 100, "that the pump must be primed first.", "helv"),
+            (fx.LEFT, 113, "Otherwise the seals run dry and fail early.", "helv"),
+        ],
+    )
     assert not [s for s in parsed.sections if s.kind == "term"]
     assert "Note that the pump must be primed first." in parsed.markdown
