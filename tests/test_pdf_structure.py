@@ -62,6 +62,11 @@ def test_running_title_needs_most_pages_and_skips_page_numbers() -> None:
     assert running_title([["Chapter 1"], ["Chapter 2"], ["Chapter 3"]]) == ""  # not repeated
     assert running_title([["Only Page Header"]]) == ""  # one page, printed once
     assert running_title([["LONG_NAME(1) General Commands Manual LONG_NAME(1)"]]) == "LONG_NAME(1)"
+    # the author beside the title: the piece that reads as one of the headings wins
+    author_and_title = [["Jane Doe", "PUMP GUIDE", str(n)] for n in range(1, 5)]
+    assert running_title(author_and_title, ["Pump Guide", "1 Scope"]) == "PUMP GUIDE"
+    assert running_title([["Chapter 7: Reference"]] * 3) == ""  # a chapter, not the document
+    assert running_title([["© 2024 ACME Corp"]] * 3) == ""
 
 
 # --- structure -----------------------------------------------------------------------------------

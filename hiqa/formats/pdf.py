@@ -11,8 +11,11 @@ page dictionaries.  Headings then come from one of two places:
 * otherwise the layout (``hiqa.formats.pdf_layout``): font size and weight, numbering,
   running headers/footers removed, one style -> level table for the whole document.
 
-Ruled and borderless tables become Markdown tables (``hiqa.formats.pdf_tables``).  Every failure of the
-PDF library is turned into a ``DocumentError`` subclass with a message a user can act on.
+Definition terms (a bold or monospace tag with an indented description) become term events
+(issue #17); consecutive code paragraphs one fence; ruled and borderless tables Markdown tables
+(``hiqa.formats.pdf_tables``).  The title follows the PDF title rule of
+``hiqa.formats.pdf_title``, its source kept in ``metadata["title_source"]``.  Every failure of
+the PDF library is turned into a ``DocumentError`` subclass with a message a user can act on.
 """
 
 from __future__ import annotations
@@ -112,7 +115,13 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
         headings = detect_headings(lines, body, scan.page_widths)
         meta["headings_from"] = "layout"
     title, meta["title_source"] = choose_pdf_title(
-        meta.get("title"), lines, scan.page_heights, running, body, source
+        meta.get("title"),
+        lines,
+        scan.page_heights,
+        scan.margin_pieces,
+        (h.title for h in headings),
+        body,
+        source,
     )
     events = _events(lines, headings, scan.tables, find_terms(lines, is_term_text))
     return build_document(

@@ -6,10 +6,18 @@ document at once.  That is what makes heading levels consistent: one style -> le
 learned per document, so a level decided on page 10 is the level used on page 90.
 
 Level rule (documents without an outline):
+0. the title of a title page (a centred block opening the page: a book, a part) -> 1;
 1. numbering depth when the title is numbered (``3`` -> 1, ``3.2`` -> 2, ``A.2.1`` -> 3,
-   ``Chapter 4`` / ``Appendix B`` -> 1);
+   ``Chapter 4`` / ``Appendix B`` -> 1), shifted per numbering run (a set of books numbering
+   each from 1) so each run's styles sit where the same styles sit in the longest run, and
+   that run one level down under parts or a more prominent unnumbered title before it;
 2. otherwise the level the document's numbered headings of the same font style have;
-3. otherwise the style's rank among heading styles (larger, then bolder = shallower).
+3. otherwise the style's rank among heading styles (larger, then bolder = shallower);
+an unnumbered style never used directly under the level above it moves up (no level is
+skipped unless the numbering says so).
+
+Definition terms (``find_terms``) come from the same records: a short bold or monospace tag
+with its description indented deeper.
 """
 
 from __future__ import annotations
@@ -128,6 +136,8 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                 t = s.get("text", "")
                 n = len(t) - t.count(" ")
                 if n <= 0:
+                    if gap_x is None:
+                        tag_text += t
                     continue
                 size = float(s.get("size", 0.0))
                 sx0, sx1 = s["bbox"][0], s["bbox"][2]
@@ -404,13 +414,13 @@ def detect_headings(
             lines[i].role = HEADING
         found.append(
             FoundHeading(
-                c.first, max(1, min(level, MAX_LEVEL)), heading_title(c.title), lines[c.first].page
+                c.first, max(1, min(level, MAX_LEVEL)), _heading_title(c.title), lines[c.first].page
             )
         )
     return found
 
 
-def heading_title(text: str) -> str:
+def _heading_title(text: str) -> str:
     """A heading's title as Markdown can show it: element names lose their angle brackets
     (``<dir prefix="x">`` -> ``dir prefix="x"``), which a Markdown renderer would take for an
     HTML tag and hide, as the producers' own bookmarks do."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from .pdf_layout import FURNITURE, Line, norm_title, numbering_depth
@@ -32,6 +32,7 @@ _RUNNING_SHARE = 0.6  # a running header repeats on at least 60 % of the pages
 _FILE_SUFFIX = re.compile(r"\.(?:pdf|docx?|odt|rtf|tex|dvi|ps|txt|md|html?|indd|pages)$", re.I)
 _TOOL_PREFIX = re.compile(r"^(?:microsoft (?:word|powerpoint|excel)\s*-|untitled\b)", re.I)
 _PAGE_LIKE = re.compile(r"^(?:page\s*)?[\divxlc]+(?:\s*(?:of|/)\s*\d+)?$", re.I)
+_NOTICE = re.compile(r"©|\(c\)|\bcopyright\b|\ball rights reserved\b|\bconfidential\b", re.I)
 _GENERIC = frozenset(
     norm_title(t)
     for t in (
@@ -48,18 +49,20 @@ def choose_pdf_title(
     metadata_title: str | None,
     lines: Sequence[Line],
     page_heights: Sequence[float],
-    running: str,
+    margin_pieces: Sequence[Sequence[str]],
+    headings: Iterable[str],
     body: float,
     source: str,
 ) -> tuple[str, str]:
-    """``(title, title_source)`` by the rule in the module docstring; ``running`` is
-    ``running_title()`` of the document's header and footer texts."""
+    """``(title, title_source)`` by the rule in the module docstring; ``margin_pieces`` are
+    each page's header and footer texts, ``headings`` the titles of the detected headings."""
     meta = " ".join((metadata_title or "").split())
     if meta and _meaningful(meta, source):
         return meta, "metadata"
     block = title_block(lines, page_heights, body)
     if block:
         return block, "title_block"
+    running = running_title(margin_pieces, headings)
     if running:
         return running, "running_header"
     return humanised_file_name(source), "filename"
@@ -109,12 +112,15 @@ def title_block(lines: Sequence[Line], page_heights: Sequence[float], body: floa
     return title
 
 
-def running_title(margin_pieces: Sequence[Sequence[str]]) -> str:
+def running_title(margin_pieces: Sequence[Sequence[str]], headings: Iterable[str] = ()) -> str:
     """A header/footer piece on most pages that names the document.
 
     A piece printed twice on the same page (a man page's "LN(1) ... LN(1)") names it
-    surely; otherwise the first recurring piece in reading order, provided the document has
-    more than one page (on one page, everything "repeats").
+    surely; otherwise, provided the document has more than one page (on one page everything
+    "repeats"), a piece that reads as one of the document's headings ("USING AUTOMAKE ..."
+    beside the author's name), else the longest (a name is longer than an author or a date).
+    Numbered pieces ("Chapter 7: Reference", on most pages of a manual whose chapter 7 is
+    most of it) and notices (copyright, confidential) never name the document.
     """
     pages = len(margin_pieces)
     if not pages:
@@ -137,7 +143,12 @@ def running_title(margin_pieces: Sequence[Sequence[str]]) -> str:
     usable = [
         p
         for p, n in on_pages.items()
-        if n >= need and not _PAGE_LIKE.match(p) and not _generic(p) and len(p) <= 120
+        if n >= need
+        and not _PAGE_LIKE.match(p)
+        and not _generic(p)
+        and not _NOTICE.search(p)
+        and numbering_depth(p) is None
+        and len(p) <= 120
     ]
     if not usable:
         return ""
@@ -146,7 +157,8 @@ def running_title(margin_pieces: Sequence[Sequence[str]]) -> str:
         return min(twins, key=lambda p: order[p])
     if pages < 2:
         return ""
-    return min(usable, key=lambda p: order[p])
+    named = {norm_title(h) for h in headings}
+    return min(usable, key=lambda p: (norm_title(p) not in named, -len(p), order[p]))
 
 
 def _both_ends(text: str) -> str:
