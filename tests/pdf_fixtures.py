@@ -523,3 +523,21 @@ def plain_subsections_pdf(folder: Path) -> Path:
             w.paragraph(LOREM)
     w.paragraph("Steps: 2.3. Check the seals before the next start.")
     return _save(doc, folder / "plain.pdf")
+
+
+def scanned_text_pdf(folder: Path) -> Path:
+    """Two pages: a digital one, then a scan (an image of a rendered page, no text layer)
+    holding a numbered heading and a sentence."""
+    src = pymupdf.open()
+    page = src.new_page(width=WIDTH, height=HEIGHT)
+    page.insert_text((LEFT, 120), "2 Pump Maintenance", fontsize=20, fontname="hebo")
+    page.insert_text((LEFT, 160), "Check the seals of pump P-101 every month.", fontsize=12)
+    pix = page.get_pixmap(dpi=200)
+    doc = pymupdf.open()
+    w = Writer(doc)
+    w.heading("1 Pump Overview", 1)
+    w.paragraph("The station runs four pumps.")
+    scan = doc.new_page(width=WIDTH, height=HEIGHT)
+    scan.insert_image(scan.rect, pixmap=pix)
+    src.close()
+    return _save(doc, folder / "scanned_text.pdf")

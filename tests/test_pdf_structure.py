@@ -3,9 +3,11 @@ pages and numbering restarts, bold body-size headings, code blocks and borderles
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pdf_fixtures as fx
+import pytest
 
 from hiqa.formats.pdf import parse_pdf
 from hiqa.formats.pdf_title import humanised_file_name, running_title
@@ -132,6 +134,23 @@ def test_man_page_sections_are_headings_and_header_is_furniture(tmp_path: Path) 
         "SEE ALSO",
     ]
     assert "System Manager's Manual" not in doc.markdown
+
+
+# --- scanned pages -------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="needs Debian's tesseract-ocr")
+def test_scanned_page_is_read_by_ocr(tmp_path: Path) -> None:
+    doc = _parse(fx.scanned_text_pdf(tmp_path))
+    assert [h.title for h in doc.headings] == ["1 Pump Overview", "2 Pump Maintenance"]
+    maintenance = next(s for s in doc.sections if s.title == "2 Pump Maintenance")
+    assert maintenance.pages == (2,)
+    assert maintenance.body == "Check the seals of pump P-101 every month."
+    assert "```" not in doc.markdown  # OCR's placeholder font is not taken for code
+    assert doc.warnings == (
+        "page(s) 2 have no text layer (scanned images); their text was read by OCR "
+        "(tesseract) and may hold recognition errors",
+    )
 
 
 # --- code and tables -----------------------------------------------------------------------------

@@ -20,7 +20,9 @@ the PDF library is turned into a ``DocumentError`` subclass with a message a use
 
 from __future__ import annotations
 
+import functools
 import re
+import shutil
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -58,6 +60,7 @@ from .pdf_tables import (
 from .pdf_title import choose_pdf_title, running_title
 
 _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+_OCR_DPI = 300
 _STORE_SHRINK_EVERY = 200  # pages; keeps MuPDF's font/image cache from growing unbounded
 _MAX_TITLE_LINES = 3
 _ONE_LETTER_LABEL = re.compile(r"^[A-Z]\s+\S")
@@ -76,6 +79,7 @@ class _Scan:
     page_starts: list[int] = field(default_factory=list)  # index of each page's first line
     textless_with_images: list[int] = field(default_factory=list)
     textless: list[int] = field(default_factory=list)
+    ocr_pages: list[int] = field(default_factory=list)  # scanned pages read by tesseract
     unreadable: list[int] = field(default_factory=list)
     table_failures: list[int] = field(default_factory=list)
 
@@ -198,6 +202,11 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
         scan.page_heights.append(height)
         scan.page_widths.append(float(page.rect.width) or 612.0)
         lines = page_lines(page_dict, page_no, block_base)
+        if not lines and _has_images(page):
+            ocr = _ocr_dict(page)
+            if ocr is not None and (lines := page_lines(ocr, page_no, block_base)):
+                page_dict = ocr
+                scan.ocr_pages.append(page_no)
         scan.margin_pieces.append(margin_pieces(page_dict, height))
         # a borderless table has rows of several pieces; a page of prose has none
         regions = aligned_regions(page_dict) if _multi_piece_rows(lines) >= 3 else []
@@ -229,6 +238,41 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
     return scan
 
 
+@functools.cache
+def _ocr_language() -> str | None:
+    """Tesseract's language for scanned pages: English when installed, else the first
+    installed one; None when tesseract (Debian's ``tesseract-ocr``) is not there."""
+    if shutil.which("tesseract") is None:
+        return None
+    try:
+        tessdata = Path(pymupdf.get_tessdata())
+    except Exception:  # noqa: BLE001 - no tessdata folder: no OCR
+        return None
+    langs = sorted(p.stem for p in tessdata.glob("*.traineddata") if p.stem != "osd")
+    if not langs:
+        return None
+    return "eng" if "eng" in langs else langs[0]
+
+
+def _ocr_dict(page: Any) -> dict[str, Any] | None:
+    """A scanned page's text read by tesseract through PyMuPDF, as a text dictionary; None
+    where tesseract is missing or fails.  OCR knows no font, so the spans lose theirs (its
+    placeholder font is flagged monospace, which would make every line code)."""
+    language = _ocr_language()
+    if language is None:
+        return None
+    try:
+        textpage = page.get_textpage_ocr(language=language, dpi=_OCR_DPI, full=True)
+        page_dict = page.get_text("dict", flags=_TEXT_FLAGS, textpage=textpage)
+    except Exception:  # noqa: BLE001 - an OCR failure leaves the page textless, with a warning
+        return None
+    for block in page_dict.get("blocks", ()):
+        for line in block.get("lines", ()):
+            for span in line.get("spans", ()):
+                span["flags"], span["font"] = 0, ""
+    return page_dict
+
+
 def _multi_piece_rows(lines: Sequence[Line]) -> int:
     return sum(ln.rest_x < ln.x1 - 1 for ln in lines)
 
@@ -252,10 +296,21 @@ def _warnings(scan: _Scan, repaired: bool) -> list[str]:
     out = []
     if repaired:
         out.append("the PDF structure was damaged and has been repaired; some text may be missing")
-    if scan.textless_with_images:
+    if scan.ocr_pages:
         out.append(
-            f"page(s) {_page_list(scan.textless_with_images)} have no text layer (scanned "
-            "images?); their content is not indexed — run OCR (e.g. `ocrmypdf`) to include it"
+            f"page(s) {_page_list(scan.ocr_pages)} have no text layer (scanned images); their "
+            "text was read by OCR (tesseract) and may hold recognition errors"
+        )
+    missed = scan.textless_with_images  # OCR was not there or read nothing
+    if missed:
+        hint = (
+            "OCR found no text on them"
+            if _ocr_language()
+            else "install tesseract-ocr, or run OCR (e.g. `ocrmypdf`), to include it"
+        )
+        out.append(
+            f"page(s) {_page_list(missed)} have no text layer (scanned images?); their content "
+            f"is not indexed — {hint}"
         )
     if scan.unreadable:
         out.append(
