@@ -295,7 +295,9 @@ def mark_furniture(
         if ln.role != BODY or not _in_margin(ln, page_heights):
             continue
         margin.append(i)
-        if (i in edge and _PAGE_NUMBER.match(ln.text)) or (running and running in ln.text):
+        if (i in edge and _PAGE_NUMBER.match(ln.text)) or (
+            running and running in ln.text and ln.size <= body + 1.0  # not a title block
+        ):
             ln.role = FURNITURE
         else:
             pages_by_key[_furniture_key(ln.text)].add(ln.page)
