@@ -48,6 +48,8 @@ def test_one_page_man_page_is_titled_by_the_name_at_both_header_ends(tmp_path: P
     doc = _parse(fx.man_page_pdf(tmp_path, pages=1))
     assert doc.page_count == 1
     assert doc.title == fx.MAN_NAME
+    # one page shows no repetition: the header is known by the title, the footer by its number
+    assert "Manual" not in doc.markdown and "frobtools 1.0" not in doc.markdown
 
 
 def test_without_title_block_or_header_the_file_name_is_humanised(tmp_path: Path) -> None:

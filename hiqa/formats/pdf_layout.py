@@ -279,10 +279,11 @@ def mark_furniture(
 
     A line in the top or bottom margin is furniture when it is a page number, when it holds
     the document's running title (``running``, found by ``hiqa.formats.pdf_title``; this is
-    what catches the header of a one-page document), or when the same text (digits ignored:
-    "Chapter 3: Foo  41") recurs in the margins of several pages; any other body-size margin
-    line on the same band as such recurring lines (a header that names a two-page chapter) is
-    furniture too.
+    what catches the header of a one-page document), when a one-page document's edge line ends
+    in its page number (its footer: "frobtools 1.0    February 2023    1"), or when the same
+    text (digits ignored: "Chapter 3: Foo  41") recurs in the margins of several pages; any
+    other body-size margin line on the same band as such recurring lines (a header that names
+    a two-page chapter) is furniture too.
     """
     n_pages = len(page_heights)
     if not lines:
@@ -295,8 +296,10 @@ def mark_furniture(
         if ln.role != BODY or not _in_margin(ln, page_heights):
             continue
         margin.append(i)
-        if (i in edge and _PAGE_NUMBER.match(ln.text)) or (
-            running and running in ln.text and ln.size <= body + 1.0  # not a title block
+        if (
+            (i in edge and _PAGE_NUMBER.match(ln.text))
+            or (running and running in ln.text and ln.size <= body + 1.0)  # not a title block
+            or (n_pages == 1 and i in edge and ln.text.endswith(" 1") and ln.size <= body + 1.0)
         ):
             ln.role = FURNITURE
         else:
