@@ -377,6 +377,9 @@ def man_page_pdf(folder: Path, pages: int = 2) -> Path:
     section("OPTIONS")
     for n in range(pages * 4):
         option(f"-{'flmnqrstuvwxyz'[n]} value{n}", f"Option number {n} sets knob {n}. " + LOREM)
+    section("ENVIRONMENT")
+    option("FROBPATH", "Where frob looks for its level tables.")
+    option("FROBDEBUG", "Print every adjustment frob makes.")
     section("SEE ALSO")
     text("unfrob(8), frobstat(1)")
     return _save(doc, folder / "frob.8.pdf")

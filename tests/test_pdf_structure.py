@@ -133,6 +133,7 @@ def test_man_page_sections_are_headings_and_header_is_furniture(tmp_path: Path) 
         "SYNOPSIS",
         "DESCRIPTION",
         "OPTIONS",
+        "ENVIRONMENT",
         "SEE ALSO",
     ]
     assert "System Manager's Manual" not in doc.markdown
@@ -193,7 +194,14 @@ def test_prose_pages_have_no_borderless_tables(tmp_path: Path) -> None:
 def test_bold_option_lines_with_indented_bodies_are_terms_under_options(tmp_path: Path) -> None:
     doc = _parse(fx.man_page_pdf(tmp_path, pages=2))
     terms = [s for s in doc.sections if s.kind == "term"]
-    assert [s.title for s in terms] == [f"-{'flmnqrstuvwxyz'[n]} value{n}" for n in range(8)]
+    assert [s.title for s in terms] == [
+        *(f"-{'flmnqrstuvwxyz'[n]} value{n}" for n in range(8)),
+        "FROBPATH",  # an indented bold name with its description below: a term, not a heading
+        "FROBDEBUG",
+    ]
+    assert terms[-1].path == ("ENVIRONMENT", "FROBDEBUG")
+    assert terms[-1].body == "Print every adjustment frob makes."
+    terms = terms[:8]
     for n, term in enumerate(terms):
         assert term.path == ("OPTIONS", term.title)
         assert term.body.startswith(f"Option number {n} sets knob {n}.")

@@ -407,6 +407,7 @@ def detect_headings(
 ) -> list[FoundHeading]:
     """Headings of a document without an outline; marks their lines as ``HEADING``."""
     cands = [c for c in _candidates(lines, body) if _acceptable(c, lines)]
+    cands = _drop_term_tags(cands, lines)
     cands = _add_plain_numbered(cands, lines, body)
     cands = _drop_repeated_labels(cands)
     cands = _keep_cover_title_only(cands, lines)
@@ -493,6 +494,32 @@ def _candidates(lines: Sequence[Line], body: float) -> Iterable[_Candidate]:
             large=head.size >= body * _LARGE_RATIO,
         )
         i = last + 1
+
+
+def _drop_term_tags(cands: list[_Candidate], lines: Sequence[Line]) -> list[_Candidate]:
+    """A body-size bold line that is itself indented from the page's left edge and whose next
+    line is indented deeper still is a definition term (groff ``.TP``: "MANPATH" under
+    ENVIRONMENT), not a sub-heading; headings start at the text's left edge or left of it."""
+    left: dict[int, float] = {}
+    for ln in lines:
+        if ln.role == BODY:
+            left[ln.page] = min(left.get(ln.page, ln.x0), ln.x0)
+    out = []
+    for c in cands:
+        first = lines[c.first]
+        nxt = lines[c.last + 1] if c.last + 1 < len(lines) else None
+        if (
+            not c.large
+            and c.depth is None
+            and nxt is not None
+            and nxt.page == first.page
+            and not nxt.bold
+            and first.x0 - left.get(first.page, first.x0) >= first.size
+            and nxt.x0 - first.x0 >= max(0.9 * first.size, 4.0)
+        ):
+            continue
+        out.append(c)
+    return out
 
 
 def _add_plain_numbered(
