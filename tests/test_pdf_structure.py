@@ -10,7 +10,7 @@ import pdf_fixtures as fx
 import pytest
 
 from hiqa.formats.pdf import parse_pdf
-from hiqa.formats.pdf_title import humanised_file_name, running_title
+from hiqa.formats.pdf_title import choose_pdf_title, humanised_file_name, running_title
 from hiqa.model import Document
 
 
@@ -35,6 +35,26 @@ def test_metadata_title_wins_when_meaningful(tmp_path: Path) -> None:
     doc = _parse(fx.outline_pdf(tmp_path))
     assert doc.title == "Plant Report"
     assert doc.metadata["title_source"] == "metadata"
+
+
+@pytest.mark.parametrize(
+    ("metadata", "meaningful"),
+    [
+        ("TCP/IP Guide", True),
+        ("Untitled Goose Manual", True),
+        ("Untitled", False),
+        ("untitled-3", False),
+        ("Microsoft Word - report.doc", False),
+        ("report.pdf", False),
+        ("report", False),  # the file name itself
+        ("C:\\docs\\report", False),
+        ("NAME", False),
+    ],
+)
+def test_metadata_title_must_be_meaningful(metadata: str, meaningful: bool) -> None:
+    title, source = choose_pdf_title(metadata, [], [], [], [], 10.0, "/x/report.pdf")
+    assert (source == "metadata") is meaningful
+    assert title == (metadata if meaningful else "report")
 
 
 def test_man_page_is_titled_by_its_running_header_not_by_name(tmp_path: Path) -> None:

@@ -30,7 +30,10 @@ _TITLE_ZONE = 0.4  # ... in the top 40 % of the first page
 _MAX_TITLE_LINES = 3
 _RUNNING_SHARE = 0.6  # a running header repeats on at least 60 % of the pages
 _FILE_SUFFIX = re.compile(r"\.(?:pdf|docx?|odt|rtf|tex|dvi|ps|txt|md|html?|indd|pages)$", re.I)
-_TOOL_PREFIX = re.compile(r"^(?:microsoft (?:word|powerpoint|excel)\s*-|untitled\b)", re.I)
+_TOOL_PREFIX = re.compile(
+    r"^(?:microsoft (?:word|powerpoint|excel)\s*-|untitled(?: document)?(?:[\s_-]*\d+)?$)", re.I
+)
+_PATH_LIKE = re.compile(r"^(?:[a-z]:\\|/|~/|\\\\)", re.I)  # C:\..., /home/..., \\server
 _PAGE_LIKE = re.compile(r"^(?:page\s*)?[\divxlc]+(?:\s*(?:of|/)\s*\d+)?$", re.I)
 _NOTICE = re.compile(r"©|\(c\)|\bcopyright\b|\ball rights reserved\b|\bconfidential\b", re.I)
 _GENERIC = frozenset(
@@ -75,8 +78,7 @@ def _meaningful(title: str, source: str) -> bool:
         _FILE_SUFFIX.search(title)
         or _TOOL_PREFIX.match(title)
         or low in {stem, Path(source).name.casefold()}
-        or "/" in title
-        or "\\" in title
+        or _PATH_LIKE.match(title)
         or _generic(title)
     )
 
