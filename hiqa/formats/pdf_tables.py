@@ -25,6 +25,7 @@ _MAX_OTHER_SHAPES = 0.1  # share of non-rule drawing items tolerated on a table 
 _MIN_TABLE_ROWS = 3  # a borderless table: three rows and three columns at least (two columns
 _MIN_TABLE_COLS = 3  # ... read as a definition list: a term and its description)
 _MAX_CELL_CHARS = 60  # a longer "cell" is a line of prose that happens to align
+_FLAG_MONO = 8  # PyMuPDF span flag: monospaced font
 _SECTION_NUMBER = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)*\.?$")
 _LEADERS = re.compile(r"(?:\.\s?){4,}")
 
@@ -137,7 +138,7 @@ def _pieces(spans: Sequence[dict[str, Any]]) -> list[tuple[float, float, float, 
         text = s.get("text", "")
         if not text.strip():
             continue
-        if s.get("flags", 0) & 8:
+        if s.get("flags", 0) & _FLAG_MONO:
             return []
         x0, y0, x1, y1 = s["bbox"]
         if out and x0 - out[-1][2] < float(s.get("size", 10.0)):
