@@ -11,4 +11,10 @@ if [ ! -x /usr/bin/chromium ]; then
     SUDO=$([ "$(id -u)" = 0 ] && echo "" || echo sudo)
     $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
 fi
+# Debian's tesseract for the OCR of scanned PDF pages (PyMuPDF calls it).
+if ! command -v tesseract >/dev/null; then
+    SUDO=$([ "$(id -u)" = 0 ] && echo "" || echo sudo)
+    $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends \
+        tesseract-ocr tesseract-ocr-eng >/dev/null
+fi
 exec $PY -m pytest -q "$@"

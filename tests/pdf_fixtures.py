@@ -312,3 +312,235 @@ def cover_pdf(folder: Path) -> Path:
         w.heading(f"{n}.1 Maintenance {n}", 2)
         w.paragraph(LOREM)
     return _save(doc, folder / "cover.pdf")
+
+
+# --- structure and title rules (issue #10) ---------------------------------------------------
+
+
+def title_block_pdf(folder: Path) -> Path:
+    """Empty metadata title; page 1 opens with a 24 pt title block, then "Introduction"."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    page = w.new_page()
+    page.insert_text((LEFT, 110), "Pump Station Audit 2024", fontsize=24, fontname="hebo")
+    w.y = 130
+    w.heading("Introduction", 1)
+    w.paragraph(LOREM)
+    w.heading("Findings", 1)
+    w.paragraph(LOREM)
+    doc.set_metadata({"title": ""})
+    return _save(doc, folder / "audit_2024.pdf")
+
+
+MAN_NAME = "FROB(8)"
+
+
+def man_page_pdf(folder: Path, pages: int = 2) -> Path:
+    """A man page as groff renders it: no metadata title, the name at both ends of a running
+    header, body-size bold section names at the margin, "NAME" first, and .TP option lists
+    (a bold option line, its description indented below it)."""
+    doc = pymupdf.open()
+    w = Writer(doc, top=80)
+
+    def header(page: pymupdf.Page, number: int) -> None:
+        page.insert_text((LEFT, 40), MAN_NAME, fontsize=BODY_SIZE, fontname="tiro")
+        page.insert_text((250, 40), "System Manager's Manual", fontsize=BODY_SIZE, fontname="tiro")
+        page.insert_text((480, 40), MAN_NAME, fontsize=BODY_SIZE, fontname="tiro")
+        page.insert_text((LEFT, 815), f"frobtools 1.0    {number}", fontsize=BODY_SIZE)
+
+    w.page_hooks.append(header)
+
+    def section(title: str) -> None:
+        page = w._room(40)
+        w.y += 16
+        page.insert_text((LEFT, w.y), title, fontsize=BODY_SIZE + 1, fontname="tibo")
+
+    def text(body: str, x: float = LEFT + 36) -> None:
+        page = w._room(20)
+        for chunk in _wrap(body, 80):
+            w.y += 12
+            page.insert_text((x, w.y), chunk, fontsize=BODY_SIZE, fontname="tiro")
+
+    def option(tag: str, body: str) -> None:
+        page = w._room(40)
+        w.y += 16
+        page.insert_text((LEFT + 36, w.y), tag, fontsize=BODY_SIZE, fontname="tibo")
+        text(body, x=LEFT + 72)
+
+    w.new_page()
+    section("NAME")
+    text("frob - adjust the frobnication level of a block device")
+    section("SYNOPSIS")
+    text("frob [ -f ] [ -l level ] device")
+    section("DESCRIPTION")
+    text("frob changes how strongly a block device is frobnicated. " + LOREM)
+    section("OPTIONS")
+    for n in range(pages * 4):
+        option(f"-{'flmnqrstuvwxyz'[n]} value{n}", f"Option number {n} sets knob {n}. " + LOREM)
+    section("ENVIRONMENT")
+    option("FROBPATH", "Where frob looks for its level tables.")
+    option("FROBDEBUG", "Print every adjustment frob makes.")
+    section("SEE ALSO")
+    text("unfrob(8), frobstat(1)")
+    return _save(doc, folder / "frob.8.pdf")
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    out, cur = [], ""
+    for word in text.split():
+        if cur and len(cur) + len(word) + 1 > width:
+            out.append(cur)
+            cur = word
+        else:
+            cur = f"{cur} {word}".strip()
+    return [*out, cur] if cur else out
+
+
+def toc_pdf(folder: Path) -> Path:
+    """A contents page with dot leaders and page numbers, then the chapters it lists."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    page = w.new_page()
+    page.insert_text((LEFT, 100), "Contents", fontsize=18, fontname="hebo")
+    entries = [("1 Scope", 2), ("1.1 Terms", 2), ("2 Operation", 3), ("2.1 Start-up", 3)]
+    for k, (title, number) in enumerate(entries):
+        y = 140 + 18 * k
+        x = LEFT + (16 if "." in title.split()[0] else 0)
+        page.insert_text((x, y), f"{title} " + ". " * 30 + str(number), fontsize=BODY_SIZE)
+    for chapter, section in (("1 Scope", "1.1 Terms"), ("2 Operation", "2.1 Start-up")):
+        w.new_page()
+        w.heading(chapter, 1)
+        w.paragraph(LOREM)
+        w.heading(section, 2)
+        w.paragraph(LOREM)
+    return _save(doc, folder / "toc.pdf")
+
+
+def book_pdf(folder: Path) -> Path:
+    """A set of two books, each with a centred title page and chapters numbered from 1, the
+    chapters set in the same font as the book titles (DocBook set -> FOP)."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    for book in ("Operator Guide", "Service Manual"):
+        page = w.new_page()
+        width = pymupdf.get_text_length(book, fontname="hebo", fontsize=24)
+        page.insert_text(((WIDTH - width) / 2, 100), book, fontsize=24, fontname="hebo")
+        sub = "Release 2.1  4 May 2024"
+        sw = pymupdf.get_text_length(sub, fontname="hebo", fontsize=12)
+        page.insert_text(((WIDTH - sw) / 2, 140), sub, fontsize=12, fontname="hebo")
+        for n in (1, 2):
+            w.new_page()
+            page = w.page
+            assert page is not None
+            page.insert_text((LEFT, w.y), f"{n}. {book} Chapter {n}", fontsize=24, fontname="hebo")
+            w.y += 20
+            w.paragraph(LOREM)
+            w.heading(f"{n}.1. {book} Section {n}", 2)
+            w.paragraph(LOREM)
+    return _save(doc, folder / "book.pdf")
+
+
+def bold_body_headings_pdf(folder: Path) -> Path:
+    """Headings only in body-size bold (groff -ms, DocBook refentry), plus one larger title."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    w.heading("Widget Reference", 1)
+    for name in ("Installation", "Configuration", "Troubleshooting"):
+        page = w._room(60)
+        w.y += 18
+        page.insert_text((LEFT, w.y), name, fontsize=BODY_SIZE, fontname="hebo")
+        w.paragraph(f"{name} text. " + LOREM)
+    return _save(doc, folder / "bold.pdf")
+
+
+CODE_LINES = [
+    "#include <stdio.h>",
+    "",
+    "int main(void)",
+    "{",
+    '    printf("hello\\n");',
+    "    return 0;",
+    "}",
+]
+
+
+def code_pdf(folder: Path) -> Path:
+    """A short program in Courier between two paragraphs; its blank line splits it into two
+    text blocks, as in most producers' output."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    w.heading("1 Example", 1)
+    w.paragraph("Compile the following program:")
+    page = w.page
+    assert page is not None
+    for line in CODE_LINES:
+        w.y += 12
+        if line:
+            page.insert_text((LEFT + 20, w.y), line, fontsize=BODY_SIZE, fontname="cour")
+    w.paragraph("It prints a greeting and exits.")
+    return _save(doc, folder / "code.pdf")
+
+
+BORDERLESS_ROWS = [
+    ["Pump", "Flow (l/s)", "Head (m)", "Power (kW)"],
+    ["P-101", "12.5", "40", "7.5"],
+    ["P-102", "18.0", "35", "11.0"],
+    ["P-103", "25.0", "28", "15.0"],
+    ["P-104", "31.5", "22", "18.5"],
+]
+
+
+def borderless_table_pdf(folder: Path) -> Path:
+    """A table without any rules: aligned columns, a caption above it."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    w.heading("1 Pumps", 1)
+    w.paragraph("The station runs four pumps; their ratings are listed below.")
+    page = w.page
+    assert page is not None
+    w.y += 20
+    page.insert_text((LEFT, w.y), "Table 3: Pump ratings", fontsize=BODY_SIZE, fontname="helv")
+    w.y += 8
+    for r, row in enumerate(BORDERLESS_ROWS):
+        w.y += 16
+        for c, cell in enumerate(row):
+            font = "hebo" if r == 0 else "helv"
+            page.insert_text((LEFT + 110 * c, w.y), cell, fontsize=BODY_SIZE, fontname=font)
+    w.y += 10
+    w.paragraph("Pump P-104 is the stand-by unit and runs only during peak demand.")
+    return _save(doc, folder / "borderless.pdf")
+
+
+def plain_subsections_pdf(folder: Path) -> Path:
+    """Chapters in bold; their sub-sections ("1.1. ...") set in the body's weight, a little
+    larger (groff mom); a numbered list item inside a paragraph block stays text."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    for n in (1, 2):
+        w.heading(f"{n}. Chapter {n}", 1)
+        w.paragraph(LOREM)
+        for k in (1, 2):
+            page = w._room(60)
+            w.y += 16
+            page.insert_text((LEFT, w.y), f"{n}.{k}. Topic {n}.{k}", fontsize=BODY_SIZE + 0.5)
+            w.paragraph(LOREM)
+    w.paragraph("Steps: 2.3. Check the seals before the next start.")
+    return _save(doc, folder / "plain.pdf")
+
+
+def scanned_text_pdf(folder: Path) -> Path:
+    """Two pages: a digital one, then a scan (an image of a rendered page, no text layer)
+    holding a numbered heading and a sentence."""
+    src = pymupdf.open()
+    page = src.new_page(width=WIDTH, height=HEIGHT)
+    page.insert_text((LEFT, 120), "2 Pump Maintenance", fontsize=20, fontname="hebo")
+    page.insert_text((LEFT, 160), "Check the seals of pump P-101 every month.", fontsize=12)
+    pix = page.get_pixmap(dpi=200)
+    doc = pymupdf.open()
+    w = Writer(doc)
+    w.heading("1 Pump Overview", 1)
+    w.paragraph("The station runs four pumps.")
+    scan = doc.new_page(width=WIDTH, height=HEIGHT)
+    scan.insert_image(scan.rect, pixmap=pix)
+    src.close()
+    return _save(doc, folder / "scanned_text.pdf")

@@ -145,7 +145,9 @@ def test_confidence_flags_inconsistent_levels_and_missed_headings() -> None:
 
 def test_confidence_of_the_hard_pdf_is_low(hard_pdf: Path) -> None:
     rule = load_document(hard_pdf)
-    assert len(rule.headings) <= 1  # the rule-based path gets this PDF wrong
+    # the rule-based path gets this PDF wrong: it finds "1 Overview" by its font and the
+    # dotted sub-sections under it (the numbering continues), but none of chapters 2 and 3
+    assert len(rule.headings) <= 3
     score, reasons = structure_confidence(rule)
     assert score < CONFIDENCE_THRESHOLD, reasons
 

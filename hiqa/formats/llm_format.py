@@ -454,7 +454,7 @@ def markdown_to_document(
         source=doc.source,
         fmt=doc.format,
         events=events,
-        metadata_title=doc.metadata.get("title"),
+        metadata_title=doc.title,
         page_count=doc.page_count,
         warnings=doc.warnings,
         metadata={**doc.metadata, "formatter": "llm"},

@@ -11,17 +11,22 @@ page dictionaries.  Headings then come from one of two places:
 * otherwise the layout (``hiqa.formats.pdf_layout``): font size and weight, numbering,
   running headers/footers removed, one style -> level table for the whole document.
 
-Ruled tables become Markdown tables (``hiqa.formats.pdf_tables``).  Every failure of the
-PDF library is turned into a ``DocumentError`` subclass with a message a user can act on.
+Definition terms (a bold or monospace tag with an indented description) become term events
+(issue #17); consecutive code paragraphs one fence; ruled and borderless tables Markdown tables
+(``hiqa.formats.pdf_tables``).  The title follows the PDF title rule of
+``hiqa.formats.pdf_title``, its source kept in ``metadata["title_source"]``.  Every failure of
+the PDF library is turned into a ``DocumentError`` subclass with a message a user can act on.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import shutil
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,14 +42,25 @@ from .pdf_layout import (
     Line,
     body_size,
     detect_headings,
+    find_terms,
+    margin_pieces,
     mark_furniture,
     norm_title,
     page_lines,
     strip_numbering,
 )
-from .pdf_tables import FoundTable, extract_tables, looks_ruled
+from .markdown import is_term_text
+from .pdf_tables import (
+    FoundTable,
+    aligned_regions,
+    extract_borderless,
+    extract_tables,
+    looks_ruled,
+)
+from .pdf_title import choose_pdf_title, running_title
 
 _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+_OCR_DPI = 300
 _STORE_SHRINK_EVERY = 200  # pages; keeps MuPDF's font/image cache from growing unbounded
 _MAX_TITLE_LINES = 3
 _ONE_LETTER_LABEL = re.compile(r"^[A-Z]\s+\S")
@@ -58,9 +74,12 @@ class _Scan:
     lines: list[Line] = field(default_factory=list)
     tables: list[FoundTable] = field(default_factory=list)
     page_heights: list[float] = field(default_factory=list)
+    page_widths: list[float] = field(default_factory=list)
+    margin_pieces: list[list[str]] = field(default_factory=list)  # per page, header/footer texts
     page_starts: list[int] = field(default_factory=list)  # index of each page's first line
     textless_with_images: list[int] = field(default_factory=list)
     textless: list[int] = field(default_factory=list)
+    ocr_pages: list[int] = field(default_factory=list)  # scanned pages read by tesseract
     unreadable: list[int] = field(default_factory=list)
     table_failures: list[int] = field(default_factory=list)
 
@@ -91,20 +110,30 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
     warnings = _warnings(scan, repaired)
     lines = scan.lines
     body = body_size(lines)
-    mark_furniture(lines, scan.page_heights, body)
+    running = running_title(scan.margin_pieces)
+    mark_furniture(lines, scan.page_heights, body, running)
     if outline:
         headings = _place_outline(outline, lines, scan.page_starts, body)
         meta["headings_from"] = "outline"
     else:
-        headings = detect_headings(lines, body)
+        headings = detect_headings(lines, body, scan.page_widths)
         meta["headings_from"] = "layout"
-    events = _events(lines, headings, scan.tables)
+    title, meta["title_source"] = choose_pdf_title(
+        meta.get("title"),
+        lines,
+        scan.page_heights,
+        scan.margin_pieces,
+        (h.title for h in headings),
+        body,
+        source,
+    )
+    events = _events(lines, headings, scan.tables, find_terms(lines, is_term_text))
     return build_document(
         doc_id=doc_id,
         source=source,
         fmt="pdf",
         events=events,
-        metadata_title=meta.get("title"),
+        metadata_title=title,
         page_count=page_count,
         warnings=warnings,
         metadata=meta,
@@ -166,10 +195,21 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
             page_dict = page.get_text("dict", flags=_TEXT_FLAGS)
         except Exception:  # noqa: BLE001 - a damaged page is skipped with a warning
             scan.page_heights.append(792.0)
+            scan.page_widths.append(612.0)
+            scan.margin_pieces.append([])
             scan.unreadable.append(page_no)
             continue
         scan.page_heights.append(height)
+        scan.page_widths.append(float(page.rect.width) or 612.0)
         lines = page_lines(page_dict, page_no, block_base)
+        if not lines and _has_images(page):
+            ocr = _ocr_dict(page)
+            if ocr is not None and (lines := page_lines(ocr, page_no, block_base)):
+                page_dict = ocr
+                scan.ocr_pages.append(page_no)
+        scan.margin_pieces.append(margin_pieces(page_dict, height))
+        # a borderless table has rows of several pieces; a page of prose has none
+        regions = aligned_regions(page_dict) if _multi_piece_rows(lines) >= 3 else []
         block_base += len(page_dict.get("blocks", ())) + 1
         del page_dict
         if not lines:
@@ -182,6 +222,8 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
         try:
             if looks_ruled(page):
                 scan.tables.extend(extract_tables(page, lines, offset))
+            elif regions:
+                scan.tables.extend(extract_borderless(page, lines, offset, regions))
         except Exception:  # noqa: BLE001 - the page's text is kept, only the grid is lost
             scan.table_failures.append(page_no)
         if page_no % _STORE_SHRINK_EVERY == 0:
@@ -194,6 +236,45 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
             )
         raise ScannedDocumentError(source, scan.textless or list(range(1, doc.page_count + 1)))
     return scan
+
+
+@functools.cache
+def _ocr_language() -> str | None:
+    """Tesseract's language for scanned pages: English when installed, else the first
+    installed one; None when tesseract (Debian's ``tesseract-ocr``) is not there."""
+    if shutil.which("tesseract") is None:
+        return None
+    try:
+        tessdata = Path(pymupdf.get_tessdata())
+    except Exception:  # noqa: BLE001 - no tessdata folder: no OCR
+        return None
+    langs = sorted(p.stem for p in tessdata.glob("*.traineddata") if p.stem != "osd")
+    if not langs:
+        return None
+    return "eng" if "eng" in langs else langs[0]
+
+
+def _ocr_dict(page: Any) -> dict[str, Any] | None:
+    """A scanned page's text read by tesseract through PyMuPDF, as a text dictionary; None
+    where tesseract is missing or fails.  OCR knows no font, so the spans lose theirs (its
+    placeholder font is flagged monospace, which would make every line code)."""
+    language = _ocr_language()
+    if language is None:
+        return None
+    try:
+        textpage = page.get_textpage_ocr(language=language, dpi=_OCR_DPI, full=True)
+        page_dict = page.get_text("dict", flags=_TEXT_FLAGS, textpage=textpage)
+    except Exception:  # noqa: BLE001 - an OCR failure leaves the page textless, with a warning
+        return None
+    for block in page_dict.get("blocks", ()):
+        for line in block.get("lines", ()):
+            for span in line.get("spans", ()):
+                span["flags"], span["font"] = 0, ""
+    return page_dict
+
+
+def _multi_piece_rows(lines: Sequence[Line]) -> int:
+    return sum(ln.rest_x < ln.x1 - 1 for ln in lines)
 
 
 def _has_images(page: Any) -> bool:
@@ -215,10 +296,21 @@ def _warnings(scan: _Scan, repaired: bool) -> list[str]:
     out = []
     if repaired:
         out.append("the PDF structure was damaged and has been repaired; some text may be missing")
-    if scan.textless_with_images:
+    if scan.ocr_pages:
         out.append(
-            f"page(s) {_page_list(scan.textless_with_images)} have no text layer (scanned "
-            "images?); their content is not indexed — run OCR (e.g. `ocrmypdf`) to include it"
+            f"page(s) {_page_list(scan.ocr_pages)} have no text layer (scanned images); their "
+            "text was read by OCR (tesseract) and may hold recognition errors"
+        )
+    missed = scan.textless_with_images  # OCR was not there or read nothing
+    if missed:
+        hint = (
+            "OCR found no text on them"
+            if _ocr_language()
+            else "install tesseract-ocr, or run OCR (e.g. `ocrmypdf`), to include it"
+        )
+        out.append(
+            f"page(s) {_page_list(missed)} have no text layer (scanned images?); their content "
+            f"is not indexed — {hint}"
         )
     if scan.unreadable:
         out.append(
@@ -317,7 +409,10 @@ def _title_keys(text: str) -> set[str]:
 
 
 def _events(
-    lines: Sequence[Line], headings: Sequence[FoundHeading], tables: Sequence[FoundTable]
+    lines: Sequence[Line],
+    headings: Sequence[FoundHeading],
+    tables: Sequence[FoundTable],
+    terms: dict[int, str],
 ) -> list[Event]:
     inserts: dict[int, list[tuple[int, int, Event]]] = defaultdict(list)
     for k, h in enumerate(headings):
@@ -328,19 +423,38 @@ def _events(
 
     events: list[Event] = []
     para: list[Line] = []
+    code: list[Line] = []  # the code block being built: its paragraphs become one fence
 
     def flush() -> None:
-        if para:
+        if not para:
+            return
+        if _is_code(para):
+            if code:
+                events.pop()
+            code.extend(para)
+            events.append(Block(kind="text", text=_fence(code), page=code[0].page))
+        else:
+            code.clear()
             events.append(Block(kind="text", text=_paragraph(para), page=para[0].page))
-            para.clear()
+        para.clear()
 
     for i, ln in enumerate(lines):
         if i in inserts:
             flush()
+            code.clear()
             events.extend(e for _, _, e in sorted(inserts.pop(i), key=lambda x: x[:2]))
         if ln.role != BODY:
             flush()
             continue
+        if i in terms:
+            flush()
+            code.clear()
+            term = terms[i]
+            raw = "\\" + term if term.startswith(("#", "- ", "* ", "+ ", ">")) else term
+            events.append(Heading(0, term, ln.page, "term", raw))
+            if ln.tag >= len(ln.text):
+                continue
+            ln = replace(ln, text=ln.text[ln.tag :].strip(), x0=ln.rest_x, tag=0)
         if para and (
             ln.block != para[-1].block or ln.page != para[-1].page or ln.code != para[-1].code
         ):
@@ -352,11 +466,24 @@ def _events(
     return events
 
 
+def _is_code(lines: Sequence[Line]) -> bool:
+    return sum(len(ln.text) for ln in lines if ln.code) >= 0.8 * sum(len(ln.text) for ln in lines)
+
+
+def _fence(lines: Sequence[Line]) -> str:
+    """Consecutive code paragraphs as one fenced block; a gap of more than a line between
+    them on the page is the blank line the program had there."""
+    out = [lines[0].text]
+    for prev, ln in zip(lines, lines[1:]):
+        if ln.page == prev.page and ln.block != prev.block and ln.y0 - prev.y0 > 1.5 * prev.height:
+            out.append("")
+        out.append(ln.text)
+    return "```\n" + "\n".join(out) + "\n```"
+
+
 def _paragraph(lines: Sequence[Line]) -> str:
-    """Lines of one block as Markdown: code fenced, table-of-contents lines kept one per line
-    (dot leaders shortened), prose joined and de-hyphenated."""
-    if sum(len(ln.text) for ln in lines if ln.code) >= 0.8 * sum(len(ln.text) for ln in lines):
-        return "```\n" + "\n".join(ln.text for ln in lines) + "\n```"
+    """Lines of one block as Markdown: table-of-contents lines kept one per line (dot leaders
+    shortened), prose joined and de-hyphenated."""
     texts = [_LEADER_DOTS.sub(" \u2026 ", ln.text).strip() for ln in lines]
     if any(_LEADER_DOTS.search(ln.text) for ln in lines):
         text = "\n".join(texts)

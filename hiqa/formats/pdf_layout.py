@@ -6,10 +6,18 @@ document at once.  That is what makes heading levels consistent: one style -> le
 learned per document, so a level decided on page 10 is the level used on page 90.
 
 Level rule (documents without an outline):
+0. the title of a title page (a centred block opening the page: a book, a part) -> 1;
 1. numbering depth when the title is numbered (``3`` -> 1, ``3.2`` -> 2, ``A.2.1`` -> 3,
-   ``Chapter 4`` / ``Appendix B`` -> 1);
+   ``Chapter 4`` / ``Appendix B`` -> 1), shifted per numbering run (a set of books numbering
+   each from 1) so each run's styles sit where the same styles sit in the longest run, and
+   that run one level down under parts or a more prominent unnumbered title before it;
 2. otherwise the level the document's numbered headings of the same font style have;
-3. otherwise the style's rank among heading styles (larger, then bolder = shallower).
+3. otherwise the style's rank among heading styles (larger, then bolder = shallower);
+an unnumbered style never used directly under the level above it moves up (no level is
+skipped unless the numbering says so).
+
+Definition terms (``find_terms``) come from the same records: a short bold or monospace tag
+with its description indented deeper.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +45,8 @@ _ITALIC_FONT = re.compile(r"italic|oblique|slant|cmsl|cmti", re.IGNORECASE)
 _FLAG_ITALIC = 2
 _FLAG_MONO = 8
 _FLAG_BOLD = 16
+_TAB_GAP = 0.5  # em; a wider gap between spans sets a term apart from its description
+_TAG_PLAIN_SHARE = 0.25  # a term tag ("-o offset") is bold/monospace, with italic arguments
 
 _LABEL_WORDS = r"chapter|part|appendix|annex|section|kapitel|anhang|chapitre|annexe"
 _LABEL = re.compile(
@@ -57,7 +67,10 @@ _PAGE_NUMBER = re.compile(
     re.IGNORECASE,
 )
 _DIGITS = re.compile(r"\d+")
+_ELEMENT = re.compile(r"<(/?[A-Za-z][\w:.-]*(?:\s[^<>]*)?)>")  # <dir prefix="default">
+_CENTRED = 0.04  # centred: indents from the text column (or page edges) differ by < 4 % of width
 _SPACES = re.compile(r"\s+")
+_WIDE_GAP = re.compile(r"\s{3,}")
 
 
 @dataclass(slots=True)
@@ -77,6 +90,8 @@ class Line:
     code: bool  # typewriter mixed with italic: a signature or a code fragment, not a title
     upright: bool
     role: int = BODY
+    tag: int = 0  # length of a leading bold/monospace piece set apart by a gap (a term), or 0
+    rest_x: float = 0.0  # where the text after that piece starts
 
     @property
     def height(self) -> float:
@@ -103,7 +118,9 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
     for b_idx, block in enumerate(page_dict.get("blocks", ())):
         if block.get("type", 0) != 0:
             continue
-        # [x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright]
+        # [x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright,
+        #  first piece's text if it reads as a term tag else "", x0 of the second piece,
+        #  [first span strong, plain letters, letters] of the whole row]
         acc: list[list[Any]] = []
         for line in block.get("lines", ()):
             spans = line.get("spans", ())
@@ -111,26 +128,60 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
             if not text.strip():
                 continue
             chars = size_w = bold_n = mono_n = italic_n = 0.0
+            plain_letters = letters = all_plain = all_letters = 0
+            lead: bool | None = None  # is the first non-blank span bold or monospace?
+            tag_text, gap_x = "", None  # spans before a tab-like gap: a term on its row
+            prev_x1 = None
             for s in spans:
                 t = s.get("text", "")
                 n = len(t) - t.count(" ")
                 if n <= 0:
+                    if gap_x is None:
+                        tag_text += t
                     continue
+                size = float(s.get("size", 0.0))
+                sx0, sx1 = s["bbox"][0], s["bbox"][2]
+                if gap_x is None and prev_x1 is not None and sx0 - prev_x1 >= _TAB_GAP * size:
+                    gap_x = sx0
+                prev_x1 = sx1
+                if gap_x is None:
+                    tag_text += t
                 font = s.get("font", "")
                 flags = s.get("flags", 0)
                 chars += n
-                size_w += n * float(s.get("size", 0.0))
+                size_w += n * size
+                strong = False
                 if flags & _FLAG_BOLD or _BOLD_FONT.search(font):
                     bold_n += n
+                    strong = True
                 if flags & _FLAG_MONO or _MONO_FONT.search(font):
                     mono_n += n
-                if flags & _FLAG_ITALIC or _ITALIC_FONT.search(font):
+                    strong = True
+                italic = bool(flags & _FLAG_ITALIC or _ITALIC_FONT.search(font))
+                if italic:
                     italic_n += n
+                if lead is None:
+                    lead = strong
+                if lead:  # only a row opening in bold or monospace can hold a term tag
+                    n_letters = sum(ch.isalpha() for ch in t)
+                    all_letters += n_letters
+                    if not strong and not italic:
+                        all_plain += n_letters
+                    if gap_x is None:
+                        letters += n_letters
+                        if not strong and not italic:
+                            plain_letters += n_letters
+            tagish = bool(lead) and plain_letters <= _TAG_PLAIN_SHARE * letters
             x0, y0, x1, y1 = line["bbox"]
             dx, dy = line.get("dir", (1.0, 0.0))
             upright = abs(dy) < 0.05 and dx > 0
             prev = acc[-1] if acc else None
+            whole = [bool(lead), all_plain, all_letters]
             if prev is not None and upright and prev[10] and _same_row(prev, y0, y1, x0):
+                if not lead:  # its letters were not counted: all of them are plain
+                    all_plain = all_letters = sum(ch.isalpha() for ch in text)
+                prev[13][1] += all_plain
+                prev[13][2] += all_letters
                 prev[2] = max(prev[2], x1)
                 prev[1], prev[3] = min(prev[1], y0), max(prev[3], y1)
                 prev[4] = prev[4].rstrip() + " " + text.lstrip()
@@ -139,11 +190,23 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                 prev[7] += bold_n
                 prev[8] += mono_n
                 prev[9] += italic_n
+                if prev[12] is None:
+                    prev[12] = x0
             else:
-                acc.append([x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright])
-        for x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright in acc:
+                acc.append(
+                    [x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright]
+                    + [(tag_text or text) if tagish else "", gap_x, whole]
+                )
+        for row in acc:
+            x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright = row[:11]
             chars = chars or 1.0
             mono = mono_n >= 0.6 * chars
+            clean = _clean(text, keep_spaces=mono)
+            lead_strong, plain, letters_n = row[13]
+            if lead_strong and plain <= _TAG_PLAIN_SHARE * letters_n:
+                tag = clean  # the whole row reads as a tag ("new-session [-d] [-c dir]")
+            else:
+                tag = _clean(row[11], keep_spaces=mono) if row[11] else ""
             out.append(
                 Line(
                     page=page_no,
@@ -152,12 +215,14 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                     y0=y0,
                     x1=x1,
                     y1=y1,
-                    text=_clean(text, keep_spaces=mono),
+                    text=clean,
                     size=size_w / chars,
                     bold=bold_n >= 0.6 * chars,
                     mono=mono,
                     code=mono or (mono_n >= 0.1 * chars and mono_n + italic_n >= 0.5 * chars),
                     upright=upright,
+                    tag=len(tag) if tag and clean.startswith(tag) else 0,
+                    rest_x=x1 if row[12] is None else row[12],
                 )
             )
     return out
@@ -174,6 +239,20 @@ def _clean(text: str, keep_spaces: bool) -> str:
     if keep_spaces:
         return text.rstrip()
     return _SPACES.sub(" ", text).strip()
+
+
+def margin_pieces(page_dict: dict[str, Any], height: float) -> list[str]:
+    """Texts in the top and bottom margins of one page, split where a running header or
+    footer leaves a wide gap ("LN(1)   User Commands   LN(1)" -> three pieces)."""
+    out: list[str] = []
+    for block in page_dict.get("blocks", ()):
+        for line in block.get("lines", ()):
+            y0, y1 = line["bbox"][1], line["bbox"][3]
+            if not (y1 <= height * _MARGIN or y0 >= height * (1 - _MARGIN)):
+                continue
+            text = "".join(s.get("text", "") for s in line.get("spans", ()))
+            out.extend(p for p in (_clean(t, False) for t in _WIDE_GAP.split(text)) if p)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -193,10 +272,15 @@ def _bucket(size: float) -> float:
     return round(size * 2) / 2
 
 
-def mark_furniture(lines: Sequence[Line], page_heights: Sequence[float], body: float) -> None:
+def mark_furniture(
+    lines: Sequence[Line], page_heights: Sequence[float], body: float, running: str = ""
+) -> None:
     """Mark running headers, footers and page numbers as ``FURNITURE``.
 
-    A line in the top or bottom margin is furniture when it is a page number, or when the same
+    A line in the top or bottom margin is furniture when it is a page number, when it holds
+    the document's running title (``running``, found by ``hiqa.formats.pdf_title``; this is
+    what catches the header of a one-page document), when a one-page document's edge line ends
+    in its page number (its footer: "frobtools 1.0    February 2023    1"), or when the same
     text (digits ignored: "Chapter 3: Foo  41") recurs in the margins of several pages; any
     other body-size margin line on the same band as such recurring lines (a header that names
     a two-page chapter) is furniture too.
@@ -212,7 +296,11 @@ def mark_furniture(lines: Sequence[Line], page_heights: Sequence[float], body: f
         if ln.role != BODY or not _in_margin(ln, page_heights):
             continue
         margin.append(i)
-        if i in edge and _PAGE_NUMBER.match(ln.text):
+        if (
+            (i in edge and _PAGE_NUMBER.match(ln.text))
+            or (running and running in ln.text and ln.size <= body + 1.0)  # not a title block
+            or (n_pages == 1 and i in edge and ln.text.endswith(" 1") and ln.size <= body + 1.0)
+        ):
             ln.role = FURNITURE
         else:
             pages_by_key[_furniture_key(ln.text)].add(ln.page)
@@ -311,23 +399,38 @@ class _Candidate:
     style: tuple[float, bool]
     depth: int | None
     large: bool
+    part: bool = False  # the title of a title page (a book, a part): above every chapter
 
 
-def detect_headings(lines: Sequence[Line], body: float) -> list[FoundHeading]:
+def detect_headings(
+    lines: Sequence[Line], body: float, page_widths: Sequence[float] = ()
+) -> list[FoundHeading]:
     """Headings of a document without an outline; marks their lines as ``HEADING``."""
     cands = [c for c in _candidates(lines, body) if _acceptable(c, lines)]
+    cands = _drop_term_tags(cands, lines)
+    cands = _add_plain_numbered(cands, lines, body)
     cands = _drop_repeated_labels(cands)
     cands = _keep_cover_title_only(cands, lines)
-    levels = _style_levels(cands)
+    if page_widths:
+        cands = _title_blocks(cands, lines, page_widths)
+    levels = _levels(cands)
     found = []
-    for c in cands:
-        level = c.depth if c.depth is not None else levels[c.style]
+    for c, level in zip(cands, levels, strict=True):
         for i in range(c.first, c.last + 1):
             lines[i].role = HEADING
         found.append(
-            FoundHeading(c.first, max(1, min(level, MAX_LEVEL)), c.title, lines[c.first].page)
+            FoundHeading(
+                c.first, max(1, min(level, MAX_LEVEL)), _heading_title(c.title), lines[c.first].page
+            )
         )
     return found
+
+
+def _heading_title(text: str) -> str:
+    """A heading's title as Markdown can show it: element names lose their angle brackets
+    (``<dir prefix="x">`` -> ``dir prefix="x"``), which a Markdown renderer would take for an
+    HTML tag and hide, as the producers' own bookmarks do."""
+    return _SPACES.sub(" ", _ELEMENT.sub(r"\1", text)).strip() or text
 
 
 def _styled(ln: Line, body: float) -> bool:
@@ -380,7 +483,7 @@ def _candidates(lines: Sequence[Line], body: float) -> Iterable[_Candidate]:
                 last += 1
             i = last + 1
             continue
-        title = _SPACES.sub(" ", " ".join(parts)).strip()
+        title = _join_title(parts)
         head = lines[i + 1] if label_only and last > i else ln
         yield _Candidate(
             first=i,
@@ -393,12 +496,97 @@ def _candidates(lines: Sequence[Line], body: float) -> Iterable[_Candidate]:
         i = last + 1
 
 
+def _drop_term_tags(cands: list[_Candidate], lines: Sequence[Line]) -> list[_Candidate]:
+    """A body-size bold line that is itself indented from the page's left edge and whose next
+    line is indented deeper still is a definition term (groff ``.TP``: "MANPATH" under
+    ENVIRONMENT), not a sub-heading; headings start at the text's left edge or left of it."""
+    left: dict[int, float] = {}
+    for ln in lines:
+        if ln.role == BODY:
+            left[ln.page] = min(left.get(ln.page, ln.x0), ln.x0)
+    out = []
+    for c in cands:
+        first = lines[c.first]
+        nxt = lines[c.last + 1] if c.last + 1 < len(lines) else None
+        if (
+            not c.large
+            and c.depth is None
+            and nxt is not None
+            and nxt.page == first.page
+            and not nxt.bold
+            and first.x0 - left.get(first.page, first.x0) >= first.size
+            and nxt.x0 - first.x0 >= max(0.9 * first.size, 4.0)
+        ):
+            continue
+        out.append(c)
+    return out
+
+
+def _add_plain_numbered(
+    cands: list[_Candidate], lines: Sequence[Line], body: float
+) -> list[_Candidate]:
+    """Sub-sections set in the body's weight ("3.1. Creating links" in roman, a hair larger):
+    a one-line block at least body size whose dotted number continues a numbered heading
+    already found ("3.1." under "3.") is a heading too.  Contents pages are left alone."""
+    known = {_number_key(c.title) for c in cands if c.depth is not None}
+    taken = {i for c in cands for i in range(c.first, c.last + 1)}
+    leaders: Counter[int] = Counter(ln.page for ln in lines if _LEADER.search(ln.text))
+    added: list[_Candidate] = []
+    for i, ln in enumerate(lines):
+        if (
+            i in taken
+            or ln.role != BODY
+            or ln.code
+            or not ln.upright
+            or ln.size < body - 0.25
+            or leaders[ln.page] >= 3
+            or not _alone(lines, i)
+        ):
+            continue
+        m = _DOTTED.match(ln.text)
+        if not m or m.group("n").rsplit(".", 1)[0] not in known:
+            continue
+        cand = _Candidate(i, i, ln.text, _style(ln), numbering_depth(ln.text), False)
+        words = ln.text.split()
+        if len(words) > 12 or ln.text.endswith(".") or not _acceptable(cand, lines):
+            continue
+        added.append(cand)
+        known.add(m.group("n"))
+    return sorted([*cands, *added], key=lambda c: c.first) if added else cands
+
+
+def _number_key(title: str) -> str:
+    m = _LABEL.match(title) or _DOTTED.match(title) or _PLAIN.match(title)
+    return m.group("n") if m else ""
+
+
+def _alone(lines: Sequence[Line], i: int) -> bool:
+    ln = lines[i]
+    return (i == 0 or lines[i - 1].block != ln.block) and (
+        i + 1 >= len(lines) or lines[i + 1].block != ln.block
+    )
+
+
+def _join_title(parts: Sequence[str]) -> str:
+    """A title broken over lines: a line ending in a hyphen before a lower-case word keeps the
+    hyphen and joins without a space ("branch-" + "prediction")."""
+    text = ""
+    for part in parts:
+        part = part.strip()
+        if text.endswith("-") and part[:1].islower():
+            text += part
+        else:
+            text = f"{text} {part}" if text else part
+    return _SPACES.sub(" ", text).strip()
+
+
 def _acceptable(c: _Candidate, lines: Sequence[Line]) -> bool:
     t = c.title
     if len(t) < 2 or len(t) > 200 or _LEADER.search(t) or _LABEL_ONLY.match(t):
         return False
-    non_space = len(t) - t.count(" ")
-    letters = sum(ch.isalpha() for ch in t)
+    bare = strip_numbering(t)  # "7.2.1 AES": the number is not part of the words
+    non_space = len(bare) - bare.count(" ")
+    letters = sum(ch.isalpha() for ch in bare)
     if letters < 2 or letters < 0.4 * non_space:
         return False
     words = t.split()
@@ -420,7 +608,7 @@ def _acceptable(c: _Candidate, lines: Sequence[Line]) -> bool:
         and len(words) <= 12
         and not t.endswith(".")
         and ": " not in t
-        and (t[0].isupper() or t[0].isdigit())
+        and (t[0].isupper() or t[0].isdigit() or bool(_ELEMENT.match(t)))
     )
 
 
@@ -451,27 +639,227 @@ def _keep_cover_title_only(cands: list[_Candidate], lines: Sequence[Line]) -> li
     return [c for c in cands if c is title or lines[c.first].page != 1]
 
 
-def _style_levels(cands: Sequence[_Candidate]) -> dict[tuple[float, bool], int]:
-    """One level per font style, learned from the numbered headings of the whole document."""
-    depths: dict[tuple[float, bool], Counter[int]] = defaultdict(Counter)
-    styles: set[tuple[float, bool]] = set()
-    for c in cands:
-        styles.add(c.style)
-        if c.depth is not None:
-            depths[c.style][c.depth] += 1
-    learned = {s: cnt.most_common(1)[0][0] for s, cnt in depths.items()}
-    if not learned:
-        ranked = sorted(styles, reverse=True)
-        return {s: min(r + 1, MAX_LEVEL) for r, s in enumerate(ranked)}
-    levels = dict(learned)
-    for s in styles - learned.keys():
-        bigger = [k for k in learned if k > s]
-        smaller = [k for k in learned if k < s]
-        if not bigger:
-            levels[s] = 1
+# ---------------------------------------------------------------------------------------------
+# Definition terms (issue #17)
+
+
+def find_terms(lines: Sequence[Line], is_term_text: Callable[[str], bool]) -> dict[int, str]:
+    """Lines that open a definition item, mapped to the term: a short bold or monospace tag
+    (groff ``.TP``, texinfo ``@table``, DocBook variablelist) whose description is indented
+    deeper, either on the same row after a gap (``-h      Display help``) or on the lines
+    below it.  The description must read as prose, so code and table rows are not terms."""
+    out: dict[int, str] = {}
+    for i, ln in enumerate(lines):
+        if ln.role != BODY or not ln.tag:
             continue
-        level = learned[min(bigger)] + 1
-        if smaller:
-            level = min(level, learned[max(smaller)])
-        levels[s] = max(1, level)
+        tag = ln.text[: ln.tag].strip()
+        if not is_term_text(tag) or sum(ch.isalnum() for ch in tag) < 1:
+            continue
+        indent = max(0.9 * ln.size, 4.0)
+        if ln.tag < len(ln.text):
+            rest = ln.text[ln.tag :].strip()
+            if ln.rest_x - ln.x0 >= indent and _prose(rest) and _column_at(lines, i, ln.rest_x):
+                out[i] = tag
+            continue
+        nxt = _next_body(lines, i)
+        if (
+            nxt is not None
+            and nxt.x0 - ln.x0 >= indent
+            and not nxt.code
+            and _prose(nxt.text)
+            and (nxt.page != ln.page or nxt.y0 - ln.y1 < 2.5 * ln.height)
+        ):
+            out[i] = tag
+    return out
+
+
+def _column_at(lines: Sequence[Line], i: int, x: float, reach: int = 8) -> bool:
+    """Does another line near line ``i`` start at ``x``?  A description column is shared by
+    the items of a list; a bold word opening a justified paragraph has no such column."""
+    near = lines[max(0, i - reach) : i] + lines[i + 1 : i + 1 + reach]
+    return any(abs(ln.x0 - x) <= 1.5 and ln.page == lines[i].page for ln in near)
+
+
+def _next_body(lines: Sequence[Line], i: int) -> Line | None:
+    for ln in lines[i + 1 :]:
+        if ln.role == BODY:
+            return ln
+        if ln.role != FURNITURE:
+            return None
+    return None
+
+
+def _prose(text: str) -> bool:
+    non_space = len(text) - text.count(" ")
+    return len(text.split()) >= 2 and sum(ch.isalpha() for ch in text) >= 0.5 * non_space
+
+
+def _title_blocks(
+    cands: list[_Candidate], lines: Sequence[Line], page_widths: Sequence[float]
+) -> list[_Candidate]:
+    """A title block (book or part title page, the head of a paper): the page's first line is
+    its largest heading, centred, and more centred lines follow it (subtitle, release,
+    authors) before the text or the first left-aligned heading.  Its title becomes a *part*
+    heading above every chapter; the centred lines under it are body text, not headings."""
+    by_page: dict[int, list[int]] = defaultdict(list)
+    for i, ln in enumerate(lines):
+        if ln.role == BODY:
+            by_page[ln.page].append(i)
+    margins = Counter(round(ln.x0) for ln in lines if ln.role == BODY)
+    left = margins.most_common(1)[0][0] if margins else 0.0
+    ends = sorted(ln.x1 for ln in lines if ln.role == BODY)
+    right = ends[int(0.9 * (len(ends) - 1))] if ends else 0.0
+    drop: set[int] = set()
+    for k, c in enumerate(cands):
+        page = lines[c.first].page
+        idx = by_page.get(page, [])
+        if c.depth is not None or not idx or idx[0] != c.first or page > len(page_widths):
+            continue
+        width = page_widths[page - 1]
+
+        def _centred(ln: Line) -> bool:
+            indent, short = ln.x0 - left, right - ln.x1
+            on_page = abs((ln.x0 + ln.x1 - width) / 2) <= _CENTRED * width / 2
+            in_column = abs(indent - short) <= _CENTRED * width
+            return indent > 0.02 * width and (in_column or on_page)
+
+        if not _centred(lines[c.first]):
+            continue
+        if any(lines[i].size > lines[c.first].size + 0.25 for i in idx):
+            continue
+        after = [i for i in idx if i > c.last]
+        block = []
+        for i in after:
+            if not _centred(lines[i]):
+                break
+            block.append(i)
+        if not block:
+            continue
+        c.part = True
+        inside = set(block)
+        drop.update(j for j, d in enumerate(cands) if j != k and d.first in inside)
+    return [c for j, c in enumerate(cands) if j not in drop]
+
+
+def _top_number(title: str) -> int | None:
+    m = _LABEL.match(title) or _DOTTED.match(title) or _PLAIN.match(title)
+    if not m:
+        return None
+    head = re.split(r"[.]", m.group("n"))[0]
+    return int(head) if head.isdigit() else None
+
+
+def _numbering_runs(cands: Sequence[_Candidate]) -> list[list[int]]:
+    """Numbered headings split where the numbering starts again ("1." after "6."): a
+    collection of books or articles numbers each one from 1."""
+    runs: list[list[int]] = []
+    prev: int | None = None
+    for k, c in enumerate(cands):
+        if c.depth is None:
+            continue
+        top = _top_number(c.title)
+        if not runs or (
+            top is not None and prev is not None and (top < prev or (top == prev and c.depth == 1))
+        ):
+            runs.append([])
+        runs[-1].append(k)
+        if top is not None:
+            prev = top
+    return runs
+
+
+def _dominant(counter: Counter) -> Any:
+    return counter.most_common(1)[0][0]
+
+
+def _levels(cands: Sequence[_Candidate]) -> list[int]:
+    """One level per heading, consistent across the document.
+
+    Numbered headings: their numbering depth, shifted per numbering run so that the run's
+    styles sit where the same styles sit in the main (longest) run; the main run is shifted
+    one level down when parts or more prominent unnumbered headings (a book title) precede it.
+    Parts: level 1.  Unnumbered headings: the level the numbered headings of the same style
+    have, else a level between the known styles by prominence (size, then weight), else the
+    style's rank; a style whose headings never sit directly under the level above it is
+    lifted (no level is skipped without numbering saying so).
+    """
+    levels = [0] * len(cands)
+    runs = _numbering_runs(cands)
+    style_level: dict[tuple[float, bool], int] = {}
+    if runs:
+        main = max(runs, key=len)
+        start = main[0]
+        first_style = _dominant(Counter(cands[k].style for k in main if cands[k].depth == 1)) \
+            if any(cands[k].depth == 1 for k in main) else None
+        above = any(
+            c.part or (c.depth is None and first_style is not None and c.style > first_style)
+            for c in cands[:start]
+        )
+        main_offset = 1 if above else 0
+        per_style: dict[tuple[float, bool], Counter[int]] = defaultdict(Counter)
+        for k in main:
+            per_style[cands[k].style][cands[k].depth + main_offset] += 1  # type: ignore[operator]
+        main_levels = {s: _dominant(cnt) for s, cnt in per_style.items()}
+        for run in runs:
+            if run is main:
+                offset = main_offset
+            else:
+                votes: Counter[int] = Counter()
+                for k in run:
+                    known = main_levels.get(cands[k].style)
+                    if known is not None:
+                        votes[known - cands[k].depth] += 1  # type: ignore[operator]
+                offset = _dominant(votes) if votes else main_offset
+                offset = max(offset, 0)
+            for k in run:
+                levels[k] = cands[k].depth + offset  # type: ignore[operator]
+        learned: dict[tuple[float, bool], Counter[int]] = defaultdict(Counter)
+        for run in runs:
+            for k in run:
+                learned[cands[k].style][levels[k]] += 1
+        style_level = {s: _dominant(cnt) for s, cnt in learned.items()}
+    has_parts = any(c.part for c in cands)
+    unnumbered = {c.style for c in cands if c.depth is None and not c.part}
+    if not style_level:
+        base = 1 if has_parts else 0
+        ranked = sorted(unnumbered, reverse=True)
+        style_level = {s: base + r + 1 for r, s in enumerate(ranked)}
+    else:
+        known = dict(style_level)
+        for s in unnumbered - known.keys():
+            bigger = [k for k in known if k > s]
+            smaller = [k for k in known if k < s]
+            if not bigger:
+                style_level[s] = 1
+                continue
+            level = known[min(bigger)] + 1
+            if smaller:
+                level = min(level, known[max(smaller)])
+            style_level[s] = max(1, level)
+    for k, c in enumerate(cands):
+        if c.part:
+            levels[k] = 1
+        elif c.depth is None:
+            levels[k] = style_level[c.style]
+    _lift_skipping_styles(cands, levels)
     return levels
+
+
+def _lift_skipping_styles(cands: Sequence[_Candidate], levels: list[int]) -> None:
+    """An unnumbered style whose headings never sit directly under the level above theirs
+    (a body-size bold style used only under chapters) moves up to the deepest level its
+    headings do sit under."""
+    for style in sorted({c.style for c in cands if c.depth is None and not c.part}, reverse=True):
+        members = [k for k, c in enumerate(cands) if c.style == style and c.depth is None]
+        own = {levels[k] for k in members}
+        if len(own) != 1:
+            continue
+        level = own.pop()
+        parents = []
+        for k in members:
+            parent = next((levels[j] for j in range(k - 1, -1, -1) if levels[j] < level), 0)
+            parents.append(parent)
+        target = max(parents) + 1
+        if target < level and level - 1 not in parents:
+            for k in members:
+                levels[k] = target

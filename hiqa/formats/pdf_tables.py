@@ -22,6 +22,12 @@ from .pdf_layout import BODY, CAPTION, TABLE, Line
 _CAPTION = re.compile(r"^(?:table|tab\.|tabelle|tableau)\s*[A-Z]?\d+(?:[.\-]\d+)*\b", re.IGNORECASE)
 _MIN_RULES = 2
 _MAX_OTHER_SHAPES = 0.1  # share of non-rule drawing items tolerated on a table page
+_MIN_TABLE_ROWS = 3  # a borderless table: three rows and three columns at least (two columns
+_MIN_TABLE_COLS = 3  # ... read as a definition list: a term and its description)
+_MAX_CELL_CHARS = 60  # a longer "cell" is a line of prose that happens to align
+_FLAG_MONO = 8  # PyMuPDF span flag: monospaced font
+_SECTION_NUMBER = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)*\.?$")
+_LEADERS = re.compile(r"(?:\.\s?){4,}")
 
 
 def _finder_options() -> dict[str, Any]:
@@ -82,6 +88,115 @@ def looks_ruled(page: Any) -> bool:
     )
 
 
+def aligned_regions(page_dict: dict[str, Any]) -> list[tuple[float, float, float, float]]:
+    """Where a page may hold a borderless table: three or more consecutive rows of three or
+    more text pieces (set apart by gaps of an em or more) whose pieces overlap column by
+    column.  Code (monospace), dot-leader lines and two-piece rows (a definition list:
+    option and description) never qualify.  Cheap: it reads the page dictionary only."""
+    pieces = sorted(
+        (p for block in page_dict.get("blocks", ()) for line in block.get("lines", ())
+         for p in _pieces(line.get("spans", ()))),
+        key=lambda p: (p[1] + p[3]) / 2,
+    )  # fmt: skip
+    rows: list[list[tuple[float, float, float, float]]] = []
+    for piece in pieces:
+        if rows:
+            r = rows[-1][0]
+            if abs((r[1] + r[3]) / 2 - (piece[1] + piece[3]) / 2) < 0.5 * max(r[3] - r[1], 1.0):
+                rows[-1].append(piece)
+                continue
+        rows.append([piece])
+    rows = [sorted(r) for r in rows]
+    regions = []
+    run: list[list[tuple[float, float, float, float]]] = []
+    for row in [*rows, []]:
+        if run and row and _compatible(run[-1], row) and row[0][1] - run[-1][0][3] < 2.5 * (
+            run[-1][0][3] - run[-1][0][1]
+        ):
+            run.append(row)
+            continue
+        if len(run) >= _MIN_TABLE_ROWS:
+            boxes = [p for r in run for p in r]
+            regions.append(
+                (
+                    min(b[0] for b in boxes) - 1,
+                    min(b[1] for b in boxes) - 1,
+                    max(b[2] for b in boxes) + 1,
+                    max(b[3] for b in boxes) + 1,
+                )
+            )
+        run = [row] if row and len(row) >= _MIN_TABLE_COLS else []
+    return regions
+
+
+def _pieces(spans: Sequence[dict[str, Any]]) -> list[tuple[float, float, float, float]]:
+    """A line's spans grouped into pieces at gaps of an em or more; none for code or leaders."""
+    if _LEADERS.search("".join(s.get("text", "") for s in spans)):
+        return []
+    out: list[list[float]] = []
+    for s in spans:
+        text = s.get("text", "")
+        if not text.strip():
+            continue
+        if s.get("flags", 0) & _FLAG_MONO:
+            return []
+        x0, y0, x1, y1 = s["bbox"]
+        if out and x0 - out[-1][2] < float(s.get("size", 10.0)):
+            out[-1][2] = max(out[-1][2], x1)
+            out[-1][1], out[-1][3] = min(out[-1][1], y0), max(out[-1][3], y1)
+        else:
+            out.append([x0, y0, x1, y1])
+    return [(a, b, c, d) for a, b, c, d in out]
+
+
+def _compatible(a: Sequence[tuple[float, ...]], b: Sequence[tuple[float, ...]]) -> bool:
+    return len(a) == len(b) >= _MIN_TABLE_COLS and all(
+        p[0] <= q[2] and q[0] <= p[2] for p, q in zip(a, b, strict=True)
+    )
+
+
+def extract_borderless(
+    page: Any,
+    lines: Sequence[Line],
+    offset: int,
+    regions: Sequence[tuple[float, float, float, float]],
+) -> list[FoundTable]:
+    """Borderless tables: PyMuPDF's text strategy, run only inside ``aligned_regions`` and
+    kept only when the result looks like a table (at least three rows and columns, short
+    cells, every column filled in most rows); anything else stays text."""
+    found: list[FoundTable] = []
+    for region in regions:
+        with contextlib.redirect_stdout(io.StringIO()):
+            tables = page.find_tables(clip=region, strategy="text", **_FINDER_OPTIONS).tables
+        for table in tables:
+            rows = _clean_rows(_cell_texts(page, table))
+            if _plausible(rows):
+                found.extend(_found(page, table, rows, lines, offset))
+    return found
+
+
+def _plausible(rows: Sequence[Sequence[str]]) -> bool:
+    if len(rows) < _MIN_TABLE_ROWS or min(len(r) for r in rows) < _MIN_TABLE_COLS:
+        return False
+    cells = [c for r in rows for c in r]
+    if max(len(c) for c in cells) > _MAX_CELL_CHARS:
+        return False
+    width = len(rows[0])
+    if not all(sum(bool(r[j]) for r in rows) >= 0.6 * len(rows) for j in range(width)):
+        return False
+    return not _contents_lines(rows)
+
+
+def _contents_lines(rows: Sequence[Sequence[str]]) -> bool:
+    """Contents entries without leaders: a section number, a title, a rising page number."""
+    pages = [r[-1] for r in rows]
+    if not all(p.isdigit() for p in pages) or [int(p) for p in pages] != sorted(
+        int(p) for p in pages
+    ):
+        return False
+    return all(_SECTION_NUMBER.match(r[0]) for r in rows)
+
+
 def extract_tables(page: Any, lines: Sequence[Line], offset: int) -> list[FoundTable]:
     """Find ruled tables on ``page``; ``lines`` are the page's lines, ``offset`` the global
     index of ``lines[0]``.  Marks table and caption lines."""
@@ -92,29 +207,40 @@ def extract_tables(page: Any, lines: Sequence[Line], offset: int) -> list[FoundT
         rows = _clean_rows(_cell_texts(page, table))
         if len(rows) < 2 or max(len(r) for r in rows) < 2:
             continue
-        x0, y0, x1, y1 = table.bbox
-        inside = [
-            i
-            for i, ln in enumerate(lines)
-            if ln.role == BODY
-            and x0 - 1 <= (ln.x0 + ln.x1) / 2 <= x1 + 1
-            and y0 - 1 <= (ln.y0 + ln.y1) / 2 <= y1 + 1
-        ]
-        if not inside:
-            continue
-        for i in inside:
-            lines[i].role = TABLE
-        caption = _caption(lines, (x0, y0, x1, y1))
-        found.append(
-            FoundTable(
-                anchor=offset + inside[0],
-                page=lines[inside[0]].page,
-                rows=rows,
-                markdown=to_markdown(rows),
-                caption=caption,
-            )
-        )
+        found.extend(_found(page, table, rows, lines, offset))
     return found
+
+
+def _found(
+    page: Any,
+    table: Any,
+    rows: tuple[tuple[str, ...], ...],
+    lines: Sequence[Line],
+    offset: int,
+) -> list[FoundTable]:
+    """The table anchored at its first line of text, its lines marked ``TABLE`` and its
+    caption's ``CAPTION``; nothing when no line of the page falls inside it."""
+    x0, y0, x1, y1 = table.bbox
+    inside = [
+        i
+        for i, ln in enumerate(lines)
+        if ln.role == BODY
+        and x0 - 1 <= (ln.x0 + ln.x1) / 2 <= x1 + 1
+        and y0 - 1 <= (ln.y0 + ln.y1) / 2 <= y1 + 1
+    ]
+    if not inside:
+        return []
+    for i in inside:
+        lines[i].role = TABLE
+    return [
+        FoundTable(
+            anchor=offset + inside[0],
+            page=lines[inside[0]].page,
+            rows=rows,
+            markdown=to_markdown(rows),
+            caption=_caption(lines, (x0, y0, x1, y1)),
+        )
+    ]
 
 
 def _cell_texts(page: Any, table: Any) -> list[list[str | None]]:
@@ -123,7 +249,8 @@ def _cell_texts(page: Any, table: Any) -> list[list[str | None]]:
     ``Table.extract()`` re-reads characters with shrunken glyph boxes and can scramble
     punctuation ("0.91" -> "091 ."); the words of the text layer are what the body text uses.
     """
-    words = page.get_text("words", clip=table.bbox, sort=False)
+    x0, y0, x1, y1 = table.bbox  # a little room: a clip cuts glyphs that touch its edge
+    words = page.get_text("words", clip=(x0 - 2, y0 - 2, x1 + 2, y1 + 2), sort=False)
     grid: list[list[str | None]] = []
     for row in table.rows:
         out_row: list[str | None] = []
@@ -131,9 +258,11 @@ def _cell_texts(page: Any, table: Any) -> list[list[str | None]]:
             if cell is None:
                 out_row.append(None)
                 continue
-            x0, y0, x1, y1 = cell
+            cx0, cy0, cx1, cy1 = cell
             inside = [
-                w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1
+                w
+                for w in words
+                if cx0 <= (w[0] + w[2]) / 2 <= cx1 and cy0 <= (w[1] + w[3]) / 2 <= cy1
             ]
             inside.sort(key=lambda w: (w[5], w[6], w[7]))
             lines: list[str] = []

@@ -1,0 +1,281 @@
+"""PDF structure rules of issue #10 on generated PDFs: the title rule, contents pages, title
+pages and numbering restarts, bold body-size headings, code blocks and borderless tables."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pdf_fixtures as fx
+import pytest
+
+from hiqa.formats.pdf import parse_pdf
+from hiqa.formats.pdf_title import choose_pdf_title, humanised_file_name, running_title
+from hiqa.model import Document
+
+
+def _parse(path: Path) -> Document:
+    return parse_pdf(path, path.name)
+
+
+def _outline(doc: Document) -> list[tuple[int, str]]:
+    return [(h.level, h.title) for h in doc.headings]
+
+
+# --- title rule ----------------------------------------------------------------------------------
+
+
+def test_empty_metadata_title_uses_the_title_block(tmp_path: Path) -> None:
+    doc = _parse(fx.title_block_pdf(tmp_path))
+    assert doc.title == "Pump Station Audit 2024"
+    assert doc.metadata["title_source"] == "title_block"
+
+
+def test_metadata_title_wins_when_meaningful(tmp_path: Path) -> None:
+    doc = _parse(fx.outline_pdf(tmp_path))
+    assert doc.title == "Plant Report"
+    assert doc.metadata["title_source"] == "metadata"
+
+
+@pytest.mark.parametrize(
+    ("metadata", "meaningful"),
+    [
+        ("TCP/IP Guide", True),
+        ("Untitled Goose Manual", True),
+        ("Untitled", False),
+        ("untitled-3", False),
+        ("Microsoft Word - report.doc", False),
+        ("report.pdf", False),
+        ("report", False),  # the file name itself
+        ("C:\\docs\\report", False),
+        ("NAME", False),
+    ],
+)
+def test_metadata_title_must_be_meaningful(metadata: str, meaningful: bool) -> None:
+    title, source = choose_pdf_title(metadata, [], [], [], [], 10.0, "/x/report.pdf")
+    assert (source == "metadata") is meaningful
+    assert title == (metadata if meaningful else "report")
+
+
+def test_man_page_is_titled_by_its_running_header_not_by_name(tmp_path: Path) -> None:
+    doc = _parse(fx.man_page_pdf(tmp_path, pages=2))
+    assert doc.title == fx.MAN_NAME
+    assert doc.metadata["title_source"] == "running_header"
+    assert doc.headings[0].title == "NAME"  # the generic first heading is not the title
+
+
+def test_one_page_man_page_is_titled_by_the_name_at_both_header_ends(tmp_path: Path) -> None:
+    doc = _parse(fx.man_page_pdf(tmp_path, pages=1))
+    assert doc.page_count == 1
+    assert doc.title == fx.MAN_NAME
+    # one page shows no repetition: the header is known by the title, the footer by its number
+    assert "Manual" not in doc.markdown and "frobtools 1.0" not in doc.markdown
+
+
+def test_without_title_block_or_header_the_file_name_is_humanised(tmp_path: Path) -> None:
+    doc = _parse(fx.numbered_pdf(tmp_path))  # its largest first-page text is "Preface"
+    assert doc.metadata["title_source"] == "filename"
+    assert doc.title == "numbered"
+    assert humanised_file_name("/x/quarterly_report-2023.pdf") == "quarterly report-2023"
+
+
+def test_running_title_needs_most_pages_and_skips_page_numbers() -> None:
+    pieces = [["ACME Quarterly Report", str(n)] for n in range(1, 6)]
+    assert running_title(pieces) == "ACME Quarterly Report"
+    assert running_title([["Draft"], ["Draft"], []]) == ""  # generic
+    assert running_title([["Chapter 1"], ["Chapter 2"], ["Chapter 3"]]) == ""  # not repeated
+    assert running_title([["Only Page Header"]]) == ""  # one page, printed once
+    assert running_title([["LONG_NAME(1) General Commands Manual LONG_NAME(1)"]]) == "LONG_NAME(1)"
+    # the author beside the title: the piece that reads as one of the headings wins
+    author_and_title = [["Jane Doe", "PUMP GUIDE", str(n)] for n in range(1, 5)]
+    assert running_title(author_and_title, ["Pump Guide", "1 Scope"]) == "PUMP GUIDE"
+    assert running_title([["Chapter 7: Reference"]] * 3) == ""  # a chapter, not the document
+    assert running_title([["© 2024 ACME Corp"]] * 3) == ""
+
+
+# --- structure -----------------------------------------------------------------------------------
+
+
+def test_contents_page_lines_are_not_headings(tmp_path: Path) -> None:
+    doc = _parse(fx.toc_pdf(tmp_path))
+    assert [(h.level, h.title, h.page) for h in doc.headings] == [
+        (1, "Contents", 1),
+        (1, "1 Scope", 2),
+        (2, "1.1 Terms", 2),
+        (1, "2 Operation", 3),
+        (2, "2.1 Start-up", 3),
+    ]
+
+
+def test_title_pages_are_parts_and_each_book_numbers_from_one(tmp_path: Path) -> None:
+    doc = _parse(fx.book_pdf(tmp_path))
+    assert _outline(doc) == [
+        (1, "Operator Guide"),
+        (2, "1. Operator Guide Chapter 1"),
+        (3, "1.1. Operator Guide Section 1"),
+        (2, "2. Operator Guide Chapter 2"),
+        (3, "2.1. Operator Guide Section 2"),
+        (1, "Service Manual"),
+        (2, "1. Service Manual Chapter 1"),
+        (3, "1.1. Service Manual Section 1"),
+        (2, "2. Service Manual Chapter 2"),
+        (3, "2.1. Service Manual Section 2"),
+    ]
+    assert "Release 2.1" in doc.markdown  # the title page's sub-line is text, not a heading
+
+
+def test_bold_body_size_headings_are_found_and_levelled(tmp_path: Path) -> None:
+    doc = _parse(fx.bold_body_headings_pdf(tmp_path))
+    assert _outline(doc) == [
+        (1, "Widget Reference"),
+        (2, "Installation"),
+        (2, "Configuration"),
+        (2, "Troubleshooting"),
+    ]
+
+
+def test_plain_weight_subsections_continuing_the_numbering_are_headings(tmp_path: Path) -> None:
+    doc = _parse(fx.plain_subsections_pdf(tmp_path))
+    assert _outline(doc) == [
+        (1, "1. Chapter 1"),
+        (2, "1.1. Topic 1.1"),
+        (2, "1.2. Topic 1.2"),
+        (1, "2. Chapter 2"),
+        (2, "2.1. Topic 2.1"),
+        (2, "2.2. Topic 2.2"),
+    ]
+
+
+def test_man_page_sections_are_headings_and_header_is_furniture(tmp_path: Path) -> None:
+    doc = _parse(fx.man_page_pdf(tmp_path, pages=2))
+    assert [h.title for h in doc.headings] == [
+        "NAME",
+        "SYNOPSIS",
+        "DESCRIPTION",
+        "OPTIONS",
+        "ENVIRONMENT",
+        "SEE ALSO",
+    ]
+    assert "System Manager's Manual" not in doc.markdown
+
+
+# --- scanned pages -------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="needs Debian's tesseract-ocr")
+def test_scanned_page_is_read_by_ocr(tmp_path: Path) -> None:
+    doc = _parse(fx.scanned_text_pdf(tmp_path))
+    assert [h.title for h in doc.headings] == ["1 Pump Overview", "2 Pump Maintenance"]
+    maintenance = next(s for s in doc.sections if s.title == "2 Pump Maintenance")
+    assert maintenance.pages == (2,)
+    assert maintenance.body == "Check the seals of pump P-101 every month."
+    assert "```" not in doc.markdown  # OCR's placeholder font is not taken for code
+    assert doc.warnings == (
+        "page(s) 2 have no text layer (scanned images); their text was read by OCR "
+        "(tesseract) and may hold recognition errors",
+    )
+
+
+# --- code and tables -----------------------------------------------------------------------------
+
+
+def test_multi_line_code_block_is_one_fence(tmp_path: Path) -> None:
+    doc = _parse(fx.code_pdf(tmp_path))
+    assert doc.markdown.count("```") == 2
+    fence = doc.markdown.split("```")[1].strip("\n")
+    assert [ln.strip() for ln in fence.splitlines()] == [ln.strip() for ln in fx.CODE_LINES]
+    assert '    printf("hello\\n");' in fence.splitlines()  # indentation kept
+    assert "Compile the following program:" in doc.markdown
+    assert "It prints a greeting and exits." in doc.markdown
+
+
+def test_borderless_table_becomes_markdown_with_caption(tmp_path: Path) -> None:
+    doc = _parse(fx.borderless_table_pdf(tmp_path))
+    tables = [b for s in doc.sections for b in s.blocks if b.kind == "table"]
+    assert len(tables) == 1
+    assert tables[0].rows == tuple(tuple(r) for r in fx.BORDERLESS_ROWS)
+    assert tables[0].caption == "Table 3: Pump ratings"
+    texts = [b.text for s in doc.sections for b in s.blocks if b.kind == "text"]
+    assert texts == [
+        "The station runs four pumps; their ratings are listed below.",
+        "Pump P-104 is the stand-by unit and runs only during peak demand.",
+    ]
+
+
+def test_prose_pages_have_no_borderless_tables(tmp_path: Path) -> None:
+    for builder in (fx.numbered_pdf, fx.running_header_pdf, fx.code_pdf, fx.toc_pdf):
+        doc = _parse(builder(tmp_path))
+        assert not [b for s in doc.sections for b in s.blocks if b.kind == "table"], builder
+
+
+# --- definition terms (issue #17) ----------------------------------------------------------------
+
+
+def test_bold_option_lines_with_indented_bodies_are_terms_under_options(tmp_path: Path) -> None:
+    doc = _parse(fx.man_page_pdf(tmp_path, pages=2))
+    terms = [s for s in doc.sections if s.kind == "term"]
+    assert [s.title for s in terms] == [
+        *(f"-{'flmnqrstuvwxyz'[n]} value{n}" for n in range(8)),
+        "FROBPATH",  # an indented bold name with its description below: a term, not a heading
+        "FROBDEBUG",
+    ]
+    assert terms[-1].path == ("ENVIRONMENT", "FROBDEBUG")
+    assert terms[-1].body == "Print every adjustment frob makes."
+    terms = terms[:8]
+    for n, term in enumerate(terms):
+        assert term.path == ("OPTIONS", term.title)
+        assert term.body.startswith(f"Option number {n} sets knob {n}.")
+    options = next(s for s in doc.sections if s.title == "OPTIONS")
+    assert terms[0].level == options.level + 1
+    assert [h.title for h in doc.headings].count("OPTIONS") == 1  # terms are not headings
+    see_also = next(s for s in doc.sections if s.title == "SEE ALSO")
+    assert see_also.body == "unfrob(8), frobstat(1)"  # the list ends at the next heading
+
+
+def _one_page(path: Path, texts: list[tuple[float, float, str, str]]) -> Document:
+    """A one-page PDF of ``(x, y, text, font)`` pieces at 10 pt (fonts: "tibo" Times-Bold,
+    "tiro" Times-Roman, "hebo" Helvetica-Bold, "helv" Helvetica), parsed."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=fx.WIDTH, height=fx.HEIGHT)
+    for x, y, text, font in texts:
+        page.insert_text((x, y), text, fontsize=fx.BODY_SIZE, fontname=font)
+    doc.save(path)
+    return _parse(path)
+
+
+def test_term_on_the_same_row_as_its_description(tmp_path: Path) -> None:
+    """groff puts a short tag and the start of its description on one row, at a tab stop."""
+    tag_x, text_x = fx.LEFT + 36, fx.LEFT + 72
+    parsed = _one_page(
+        tmp_path / "rows.pdf",
+        [
+            (fx.LEFT, 100, "OPTIONS", "tibo"),
+            (tag_x, 120, "-h", "tibo"),
+            (text_x, 120, "Display a usage message.", "tiro"),
+            (tag_x, 136, "-n", "tibo"),
+            (text_x, 136, "Do not write anything.", "tiro"),
+            (tag_x, 152, "-o offset", "tibo"),
+            (text_x, 164, "Start at this offset in bytes.", "tiro"),
+        ],
+    )
+    terms = {s.title: s.body for s in parsed.sections if s.kind == "term"}
+    assert terms == {
+        "-h": "Display a usage message.",
+        "-n": "Do not write anything.",
+        "-o offset": "Start at this offset in bytes.",
+    }
+
+
+def test_a_bold_word_opening_a_paragraph_is_not_a_term(tmp_path: Path) -> None:
+    parsed = _one_page(
+        tmp_path / "note.pdf",
+        [
+            (fx.LEFT, 100, "Note", "hebo"),
+            (fx.LEFT + 30, 100, "that the pump must be primed first.", "helv"),
+            (fx.LEFT, 113, "Otherwise the seals run dry and fail early.", "helv"),
+        ],
+    )
+    assert not [s for s in parsed.sections if s.kind == "term"]
+    assert "Note that the pump must be primed first." in parsed.markdown
