@@ -51,6 +51,17 @@ class QueryError(HiqaError):
     """A query that cannot be answered as given (empty, too long)."""
 
 
+class ParameterError(QueryError, ValueError):
+    """A ranking parameter out of range (α, β, k, fusion method); see ``hiqa.params``.
+
+    Also a ``ValueError``, so callers that guarded ``fuse`` against ValueError keep working.
+    """
+
+
+class StorageError(CollectionError):
+    """The data directory cannot be written or read (read-only, permissions, disk full)."""
+
+
 class LLMError(HiqaError):
     """The OpenAI-compatible endpoint failed, timed out or is not reachable."""
 

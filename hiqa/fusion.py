@@ -23,6 +23,8 @@ from enum import Enum
 
 import numpy as np
 
+from .params import check_alpha, check_beta
+
 RRF_K = 60
 """Rank constant of reciprocal rank fusion (Cormack et al., 2009), as in Qdrant's server."""
 
@@ -259,12 +261,7 @@ def fuse(
     """
     if isinstance(method, str) and not isinstance(method, FusionMethod):
         method = FusionMethod.from_str(method)
-    if not 0.0 <= alpha <= 1.0:
-        raise ValueError(f"alpha must be in [0, 1] (weight of the dense route), got {alpha}")
-    if not beta >= 0.0:
-        raise ValueError(f"beta must be >= 0 (weight of the keyword bonus), got {beta}")
-    if method is FusionMethod.CC and beta > 1.0:
-        raise ValueError(f"beta must be in [0, 1] for the convex combination 'cc', got {beta}")
+    alpha, beta = check_alpha(alpha), check_beta(beta, method.value)
     contributions = _METHODS[method](candidates, float(alpha), float(beta))
     for array in contributions.values():
         array.setflags(write=False)

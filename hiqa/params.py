@@ -1,0 +1,98 @@
+"""The one check of the ranking parameters every entry point accepts (CLI, Python API, app).
+
+Eq. 2 (paper §3.3) is only meaningful for a dense weight ``α`` in [0, 1], a keyword weight
+``β ≥ 0`` (at most 1 for the convex combination ``cc``) and a result count ``k ≥ 1``.  Outside
+those ranges the old code either crashed deep inside NumPy or, worse, answered: ``k = 0`` gave an
+empty list and ``k = -1`` every result but the last (a Python slice).  NaN slips through ``<``
+comparisons, so every value is also required to be finite.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ParameterError
+
+DEFAULT_METHOD = "minmax"
+DEFAULT_ALPHA = 0.5
+DEFAULT_BETA = 0.2
+
+
+def _number(name: str, value: Any, meaning: str) -> float:
+    """``value`` as a float (NaN and infinities pass through for the range checks to name)."""
+    if isinstance(value, bool):
+        raise ParameterError(f"{name} must be a number ({meaning}), got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a number ({meaning}), got {value!r}") from None
+
+
+def check_method(method: Any) -> str:
+    """The fusion method's canonical name; the error lists the valid ones."""
+    from .fusion import FusionMethod
+
+    try:
+        return FusionMethod.from_str(str(method)).value
+    except ValueError as exc:
+        raise ParameterError(str(exc)) from None
+
+
+def check_alpha(alpha: Any) -> float:
+    a = _number("alpha", alpha, "weight of the dense route")
+    if not (math.isfinite(a) and 0.0 <= a <= 1.0):
+        raise ParameterError(
+            f"alpha must be in [0, 1] (weight of the dense route), got {a:g}; "
+            "1 = dense only, 0 = BM25 only"
+        )
+    return a
+
+
+def check_beta(beta: Any, method: Any = None) -> float:
+    b = _number("beta", beta, "weight of the keyword bonus")
+    if not (math.isfinite(b) and b >= 0.0):
+        raise ParameterError(
+            f"beta must be >= 0 and finite (weight of the keyword bonus), got {b:g}; "
+            "0 turns the bonus off"
+        )
+    if method is not None and str(method).strip().lower() == "cc" and b > 1.0:
+        raise ParameterError(
+            f"beta must be in [0, 1] for the convex combination 'cc', got {b:g}"
+        )
+    return b
+
+
+def check_k(k: Any, what: str = "k (number of results)") -> int:
+    if isinstance(k, bool) or isinstance(k, float) and not k.is_integer():
+        raise ParameterError(f"{what} must be a whole number >= 1, got {k!r}")
+    try:
+        n = int(k)
+    except (TypeError, ValueError, OverflowError):
+        raise ParameterError(f"{what} must be a whole number >= 1, got {k!r}") from None
+    if n < 1:
+        raise ParameterError(f"{what} must be at least 1, got {n}")
+    return n
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A validated (method, α, β)."""
+
+    method: str = DEFAULT_METHOD
+    alpha: float = DEFAULT_ALPHA
+    beta: float = DEFAULT_BETA
+
+
+def check_weights(method: Any, alpha: Any, beta: Any) -> Weights:
+    """Validate the fusion method and both weights together (``cc`` caps β at 1)."""
+    m = check_method(method)
+    return Weights(m, check_alpha(alpha), check_beta(beta, m))
+
+
+def check_preset(preset: Any) -> Weights:
+    """A stored preset as ``Weights``; raises ``ParameterError`` naming what is wrong."""
+    if not isinstance(preset, dict):
+        raise ParameterError(f"the preset must be a JSON object, got {type(preset).__name__}")
+    return check_weights(preset.get("method", DEFAULT_METHOD), preset.get("alpha", DEFAULT_ALPHA),
+                         preset.get("beta", DEFAULT_BETA))
