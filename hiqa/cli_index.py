@@ -47,6 +47,12 @@ def settings_of(args: argparse.Namespace) -> Settings:
     return Settings().with_data_dir(getattr(args, "data_dir", None))
 
 
+def warn_preset(col) -> None:  # type: ignore[no-untyped-def]
+    """A stored preset out of range is ignored; say so once per command."""
+    if col.preset_problem:
+        print(f"warning: {col.preset_problem}", file=sys.stderr)
+
+
 def _cmd_ingest(args: argparse.Namespace) -> int:
     from .collection import Collection, _expand
 
@@ -163,6 +169,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
     from .segment import render_path
 
     col = Collection(args.collection, settings_of(args))
+    warn_preset(col)
     hits = col.search(args.question, method=args.method, alpha=args.alpha, beta=args.beta,
                       k=args.k, doc_ids=args.doc or None)
     if args.json:
@@ -188,6 +195,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
 
     settings = settings_of(args)
     col = Collection(args.collection, settings)
+    warn_preset(col)
     hits = col.search(args.question, method=args.method, alpha=args.alpha, beta=args.beta,
                       k=args.k, doc_ids=args.doc or None)
     segments = [h.segment for h in hits]
@@ -225,6 +233,7 @@ def _cmd_preset(args: argparse.Namespace) -> int:
     from .collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD, Collection
 
     col = Collection(args.collection, settings_of(args))
+    warn_preset(col)
     if args.method or args.alpha is not None or args.beta is not None:
         p = col.preset
         col.save_preset(args.method or p.get("method", DEFAULT_METHOD),

@@ -25,6 +25,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -47,6 +48,7 @@ from .keywords import (
 )
 from .lexical import LexicalIndex
 from .model import Document, Segment
+from .params import Preset, check_k, check_preset, check_weights
 from .segment import Strategy, head_and_body, segment_document
 from .settings import Settings
 from .store import create_collection, get_client, is_local, tune_local_storage
@@ -100,12 +102,17 @@ class SearchResult:
 
     def rank(self, method: str = DEFAULT_METHOD, alpha: float = DEFAULT_ALPHA,
              beta: float = DEFAULT_BETA, k: int = 10, *, adaptive: bool = False) -> list[Hit]:
-        """Fuse (Eq. 2); ``adaptive`` moves α per question (``fusion.adaptive_weights``)."""
+        """Fuse (Eq. 2); ``adaptive`` moves α per question (``fusion.adaptive_weights``).
+
+        Raises ``ParameterError`` for α, β, k or a method out of range (``hiqa.params``).
+        """
+        w = check_weights(method, alpha, beta)
+        alpha, beta = w.alpha, w.beta
         if adaptive:
-            w = self.weights(alpha, beta)
-            alpha, beta = w.alpha, w.beta
-        ranking = fuse(self.candidates, FusionMethod.from_str(method), alpha, beta)
-        return hits_from(ranking, self.candidates, self.segments, k)
+            moved = self.weights(alpha, beta)
+            alpha, beta = moved.alpha, moved.beta
+        ranking = fuse(self.candidates, FusionMethod(w.method), alpha, beta)
+        return hits_from(ranking, self.candidates, self.segments, check_k(k))
 
     def weights(self, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA) -> Weights:
         """The query-adaptive α and β for this question, with the reason to show."""
@@ -134,11 +141,30 @@ def hits_from(ranking: Ranking, c: Candidates, segments: dict[str, Segment], k: 
 
 
 def file_hash(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
+    """SHA-256 of a regular file; anything else raises ``DocumentError``.
+
+    Opened non-blocking and checked with ``fstat`` on the open descriptor: a FIFO named
+    ``x.md`` would otherwise block the read forever while ingest holds the collection's lock,
+    and a device or socket is not a document either.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as f:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise DocumentError(str(path), f"not a regular file ({_file_kind(mode)}); only "
+                                "regular files are indexed: copy its content into a file")
+        os.set_blocking(fd, True)
+        h = hashlib.sha256()
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def _file_kind(mode: int) -> str:
+    kinds = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+             (stat.S_ISDIR, "a directory"))
+    return next((name for test, name in kinds if test(mode)), "not a plain file")
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -155,7 +181,7 @@ def safe_doc_name(doc_id: str) -> str:
 
 
 def check_name(name: str) -> str:
-    if not _NAME.match(name or ""):
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise CollectionError(
             f"invalid collection name {name!r}: use 1-64 letters, digits, '_', '-' or '.', "
             "starting with a letter or digit"
@@ -241,11 +267,35 @@ class Collection:
 
     @property
     def preset(self) -> dict[str, Any]:
-        return dict(self.meta.get("preset") or {})
+        """The saved fusion weights; a stored preset that is out of range gives the defaults
+        (``preset_problem`` says why), so one bad save cannot break every later search."""
+        w = self._preset_weights()[0]
+        return {"method": w.method, "alpha": w.alpha, "beta": w.beta}
+
+    @property
+    def preset_problem(self) -> str | None:
+        """Why the stored preset is ignored, with the command that fixes it; None when valid."""
+        return self._preset_weights()[1]
+
+    def _preset_weights(self) -> tuple[Preset, str | None]:
+        default = Preset(DEFAULT_METHOD, DEFAULT_ALPHA, DEFAULT_BETA)
+        stored = self.meta.get("preset")
+        if stored is None:
+            return default, None
+        try:
+            return check_preset(stored, default), None
+        except HiqaError as exc:
+            return default, (
+                f"the saved fusion preset of collection {self.name!r} is invalid ({exc}); using "
+                f"the defaults {DEFAULT_METHOD}, alpha {DEFAULT_ALPHA}, beta {DEFAULT_BETA}. "
+                f"Save a valid one with `hiqa preset -c {self.name} --alpha {DEFAULT_ALPHA} "
+                f"--beta {DEFAULT_BETA}`"
+            )
 
     def save_preset(self, method: str, alpha: float, beta: float) -> None:
-        FusionMethod.from_str(method)
-        self.meta["preset"] = {"method": method, "alpha": float(alpha), "beta": float(beta)}
+        """Raises ``ParameterError`` (and saves nothing) when a value is out of range."""
+        w = check_weights(method, alpha, beta)
+        self.meta["preset"] = {"method": w.method, "alpha": w.alpha, "beta": w.beta}
         self._save_meta()
 
     def _save_meta(self) -> None:
@@ -355,8 +405,12 @@ class Collection:
                 t0 = time.perf_counter()
                 try:
                     version = file_hash(path)
+                except DocumentError as exc:
+                    results.append(IngestResult(doc_id, "failed", error=exc.reason))
+                    continue
                 except OSError as exc:
-                    results.append(IngestResult(doc_id, "failed", error=f"cannot read: {exc}"))
+                    results.append(IngestResult(doc_id, "failed", error=(
+                        f"cannot read: {exc.strerror or exc}")))
                     continue
                 if seen.get(version, doc_id) != doc_id:
                     results.append(IngestResult(doc_id, "skipped", error=(
@@ -726,10 +780,11 @@ class Collection:
                doc_ids: Sequence[str] | None = None) -> list[Hit]:
         """Retrieve then fuse with the collection's preset (or the given) weights."""
         preset = self.preset
+        w = check_weights(method or preset["method"], preset["alpha"] if alpha is None else alpha,
+                          preset["beta"] if beta is None else beta)
+        k = check_k(k)  # before retrieval: a bad value costs no embedding
         result = self.retrieve(query, doc_ids=doc_ids)
-        return result.rank(method or preset.get("method", DEFAULT_METHOD),
-                           preset.get("alpha", DEFAULT_ALPHA) if alpha is None else alpha,
-                           preset.get("beta", DEFAULT_BETA) if beta is None else beta, k)
+        return result.rank(w.method, w.alpha, w.beta, k)
 
     def content_scores(self, ids: Sequence[str], qvec: np.ndarray) -> dict[str, float]:
         """Cosine of the plain ``content`` vectors (computed on demand, see ensure_content_vectors)."""

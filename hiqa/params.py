@@ -14,10 +14,6 @@ from typing import Any
 
 from .errors import ParameterError
 
-DEFAULT_METHOD = "minmax"
-DEFAULT_ALPHA = 0.5
-DEFAULT_BETA = 0.2
-
 
 def _number(name: str, value: Any, meaning: str) -> float:
     """``value`` as a float (NaN and infinities pass through for the range checks to name)."""
@@ -76,23 +72,24 @@ def check_k(k: Any, what: str = "k (number of results)") -> int:
 
 
 @dataclass(frozen=True)
-class Weights:
-    """A validated (method, α, β)."""
+class Preset:
+    """A validated fusion preset: method, α, β (``fusion.Weights`` is α, β with a reason)."""
 
-    method: str = DEFAULT_METHOD
-    alpha: float = DEFAULT_ALPHA
-    beta: float = DEFAULT_BETA
+    method: str
+    alpha: float
+    beta: float
 
 
-def check_weights(method: Any, alpha: Any, beta: Any) -> Weights:
+def check_weights(method: Any, alpha: Any, beta: Any) -> Preset:
     """Validate the fusion method and both weights together (``cc`` caps β at 1)."""
     m = check_method(method)
-    return Weights(m, check_alpha(alpha), check_beta(beta, m))
+    return Preset(m, check_alpha(alpha), check_beta(beta, m))
 
 
-def check_preset(preset: Any) -> Weights:
-    """A stored preset as ``Weights``; raises ``ParameterError`` naming what is wrong."""
+def check_preset(preset: Any, default: Preset) -> Preset:
+    """A stored preset (a JSON object; missing keys from ``default``) as a ``Preset``; raises
+    ``ParameterError`` naming what is wrong."""
     if not isinstance(preset, dict):
         raise ParameterError(f"the preset must be a JSON object, got {type(preset).__name__}")
-    return check_weights(preset.get("method", DEFAULT_METHOD), preset.get("alpha", DEFAULT_ALPHA),
-                         preset.get("beta", DEFAULT_BETA))
+    return check_weights(preset.get("method", default.method), preset.get("alpha", default.alpha),
+                         preset.get("beta", default.beta))
