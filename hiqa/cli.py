@@ -7,7 +7,6 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 
-from .errors import HiqaError
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -102,6 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_VersionAction,
                         help="print the package version and the default embedder's model id")
     parser.add_argument("--data-dir", metavar="DIR", help=DATA_DIR_HELP)
+    parser.add_argument("--debug", action="store_true",
+                        help="on an error, print the traceback too (accepted anywhere)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -138,18 +139,22 @@ def _extra_commands() -> list[Callable[[argparse._SubParsersAction], None]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from .cli_errors import report, split_debug
+
+    args_list, debug = split_debug(list(sys.argv[1:] if argv is None else argv))
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(args_list)
     try:
         return int(args.func(args) or 0)
-    except HiqaError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # noqa: BLE001 - every failure becomes one line (see cli_errors)
+        from .cli_index import settings_of
+
+        return report(exc, settings_of(args).data_dir, debug)
 
 
 if __name__ == "__main__":

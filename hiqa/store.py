@@ -8,14 +8,16 @@ shared; when another process holds the folder the error says which and what to d
 from __future__ import annotations
 
 import atexit
+import errno
 import os
+import sqlite3
 import threading
 import warnings
 from pathlib import Path
 
 from qdrant_client import QdrantClient, models
 
-from .errors import CollectionError
+from .errors import CollectionError, StorageError
 from .settings import Settings
 
 VECTOR_NAMES = ("hca", "content")
@@ -39,11 +41,14 @@ def get_client(settings: Settings) -> QdrantClient:
                                   timeout=30)
         else:
             path = Path(key)
-            path.mkdir(parents=True, exist_ok=True)
             try:
+                path.mkdir(parents=True, exist_ok=True)
+                if not os.access(path, os.W_OK):
+                    raise PermissionError(errno.EACCES, "not writable", str(path))
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     client = QdrantClient(path=str(path))
+                _owner_file(path).write_text(f"pid {os.getpid()} ({_describe_process()})\n")
             except (RuntimeError, BlockingIOError) as exc:
                 owner = _owner_file(path)
                 who = owner.read_text().strip() if owner.exists() else "another process"
@@ -52,9 +57,47 @@ def get_client(settings: Settings) -> QdrantClient:
                     "per data directory: stop that process (e.g. the Streamlit app) and retry, use "
                     "another --data-dir, or run a Qdrant server and set HIQA_QDRANT_URL."
                 ) from exc
-            _owner_file(path).write_text(f"pid {os.getpid()} ({_describe_process()})\n")
+            except (OSError, sqlite3.Error) as exc:
+                raise storage_error(exc, settings.data_dir) from exc
         _clients[key] = client
         return client
+
+
+def storage_error(exc: BaseException, data_dir: Path) -> StorageError:
+    """A message for an index or cache that cannot be used: which folder, why, what to do.
+
+    Qdrant local mode opens its SQLite files for writing even to search, so a read-only data
+    directory fails on every command, not only on ingest.
+    """
+    where = getattr(exc, "filename", None) or data_dir
+    server = "or run a Qdrant server and set HIQA_QDRANT_URL"
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        problem = f"{where}: the disk is full"
+        fix = "free some space or choose a data directory on another disk with --data-dir"
+    elif isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+        problem = f"{where}: a damaged SQLite file ({exc})"
+        fix = ("move the damaged file away, or start a new data directory and ingest again "
+               "(`hiqa --data-dir NEW ingest ...`)")
+    elif isinstance(exc, OSError) and exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+        problem = f"{where}: {exc.strerror or exc}"
+        fix = "pass --data-dir (or set HIQA_DATA_DIR) to a folder you can write"
+    else:
+        ro = (getattr(exc, "errno", None) == errno.EROFS or _read_only(data_dir)
+              or "readonly" in str(exc))
+        problem = (f"{where}: {'it is read-only' if ro else 'permission denied'}; HiQA writes its "
+                   "index there even to search")
+        fix = (f"make it writable, or copy it somewhere writable and pass --data-dir (or set "
+               f"HIQA_DATA_DIR), {server}")
+    return StorageError(f"cannot use the data directory {data_dir} ({problem}). Fix: {fix}.")
+
+
+def _read_only(path: Path) -> bool:
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def close_all() -> None:

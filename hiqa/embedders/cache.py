@@ -19,6 +19,7 @@ from typing import Literal, Self
 
 import numpy as np
 
+from ..errors import StorageError
 from .base import Embedder, Progress
 
 Kind = Literal["passage", "query"]
@@ -54,10 +55,17 @@ class EmbeddingCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False)
-        with self._lock, self._conn:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute(_SCHEMA)
+        try:
+            with self._lock, self._conn:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+                self._conn.execute(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            raise StorageError(
+                f"the embedding cache {self.path} cannot be used ({exc}). It only saves time: "
+                "delete it (it is rebuilt), or set HIQA_CACHE_DIR to a writable folder"
+            ) from exc
 
     def get(
         self, model_id: str, kind: Kind, texts: Sequence[str], dim: int
