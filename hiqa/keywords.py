@@ -272,10 +272,12 @@ def load_lexicon(path: str | Path) -> tuple[dict[str, tuple[str, ...]], list[str
     lexicon: dict[str, dict[str, str]] = {}
     warnings: list[str] = []
     rows_seen = 0
+    line = 0
     try:
-        reader = csv.reader(io.StringIO(text, newline=""))
+        # strict: an unterminated quote is an error, not the rest of the file as one keyword
+        reader = csv.reader(io.StringIO(text, newline=""), strict=True)
         for row in reader:
-            line = reader.line_num
+            first_line, line = line + 1, reader.line_num
             if not any(cell.strip() for cell in row):
                 continue
             is_first = not rows_seen and not lexicon and not warnings
@@ -289,13 +291,30 @@ def load_lexicon(path: str | Path) -> tuple[dict[str, tuple[str, ...]], list[str
                 )
                 continue
             doc, keyword = (cell.strip() for cell in row)
+            if "\n" in doc or "\n" in keyword or "\r" in doc or "\r" in keyword:
+                warnings.append(
+                    f"{path.name} lines {first_line}-{line}: a quoted value spans several lines; "
+                    "row skipped (check the quotes)"
+                )
+                continue
             if not doc or not keyword or not normalize_keyword(keyword):
                 empty = "doc" if not doc else "keyword"
                 warnings.append(f"{path.name} line {line}: empty {empty}; row skipped")
                 continue
             lexicon.setdefault(doc, {}).setdefault(normalize_keyword(keyword), keyword)
     except csv.Error as error:
-        raise HiqaError(f"expert lexicon {path} is not valid CSV: {error}") from error
+        start = line + 1
+        if "end of data" in str(error):
+            raise HiqaError(
+                f"expert lexicon {path} line {start}: a quote (\") is opened and never closed, so "
+                "the rest of the file would become one value; close the quote or remove it. "
+                "Nothing was installed."
+            ) from error
+        raise HiqaError(
+            f"expert lexicon {path} line {start}: not valid CSV ({error}); a value with a comma "
+            "or quote must be wrapped in quotes, with inner quotes doubled (\"\"). Nothing was "
+            "installed."
+        ) from error
     if rows_seen and not lexicon and len(warnings) == rows_seen:
         raise HiqaError(
             f"expert lexicon {path} has no row of the form doc,keyword; "

@@ -35,7 +35,8 @@ def load_document(path: str | os.PathLike[str], doc_id: str | None = None) -> Do
             source, f"unsupported file type {ext or '(no extension)'!r}; supported: {supported}"
         )
     if not p.is_file():
-        raise EmptyDocumentError(source, "file not found")
+        raise EmptyDocumentError(source, "not a regular file (a folder, pipe or device); only "
+                                 "regular files are read" if p.exists() else "file not found")
     if p.stat().st_size == 0:
         raise EmptyDocumentError(source, "the file is empty (0 bytes)")
     if ext in PDF_EXTENSIONS:

@@ -97,7 +97,8 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
         try:
             page_count = doc.page_count
             scan = _scan_pages(doc, source)
-            outline = _outline(doc)
+            outline_problems: list[str] = []
+            outline = _outline(doc, outline_problems)
             meta = {k: v for k, v in (doc.metadata or {}).items() if isinstance(v, str) and v}
             repaired = _was_repaired()
         except DocumentError:
@@ -107,7 +108,7 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
         finally:
             doc.close()
 
-    warnings = _warnings(scan, repaired)
+    warnings = _warnings(scan, repaired) + outline_problems
     lines = scan.lines
     body = body_size(lines)
     running = running_title(scan.margin_pieces)
@@ -284,10 +285,18 @@ def _has_images(page: Any) -> bool:
         return False
 
 
-def _outline(doc: Any) -> list[tuple[int, str, int]]:
+def _outline(doc: Any, problems: list[str]) -> list[tuple[int, str, int]]:
+    """The outline entries; an unreadable outline appends a warning to ``problems`` and gives
+    none, so headings come from the layout instead."""
     try:
         toc = doc.get_toc(simple=True)
-    except Exception:  # noqa: BLE001 - a broken outline falls back to layout headings
+    except RecursionError:
+        problems.append("the PDF outline (bookmarks) is nested too deeply to read; headings were "
+                        "detected from the page layout instead")
+        return []
+    except Exception as exc:  # noqa: BLE001 - a broken outline falls back to layout headings
+        problems.append(f"the PDF outline (bookmarks) could not be read ({exc}); headings were "
+                        "detected from the page layout instead")
         return []
     return [(int(lvl), str(title), int(page)) for lvl, title, page in toc if str(title).strip()]
 

@@ -1,32 +1,97 @@
-"""Reading text files whose encoding is not known in advance."""
+"""Reading text files whose encoding is not known in advance.
+
+Order of preference: UTF-8 (with or without BOM); then the Western code page cp1252 (a superset
+of Latin-1's printable characters) when the bytes read as plausible Western text; then what
+``charset_normalizer`` detects.  The detector alone is unreliable on short Western text: it read
+Latin-1 "très" as cp1250 "trčs", and a nine-byte file as big5 or BOM-less UTF-16.  Whatever the
+non-UTF-8 encoding, text that decodes to mostly non-letters (or to control characters) is refused as
+binary instead of being indexed as gibberish.
+"""
 from __future__ import annotations
 
+import os
+import stat
+import unicodedata
 from pathlib import Path
 
 from ..errors import DocumentError
 
+WESTERN = ("cp1252", "latin_1", "iso8859_15")
+MAX_FOREIGN_LETTERS = 0.35
+"""Most a Western language's letters that are non-ASCII (Icelandic ~ 15 %, Russian in cp1251
+read as cp1252: ~ 100 %)."""
+MIN_LETTERS = 0.5
+"""Least share of letters and digits among the non-space characters of text."""
+MAX_CONTROLS = 0.01
+"""Most share of control, unassigned or private-use characters (binary data has many)."""
+
 
 def decode_bytes(data: bytes, source: str) -> tuple[str, list[str]]:
-    """Decode ``data``: UTF-8 (with or without BOM) first, else the detected encoding.
+    """Decode ``data``: UTF-8 (with or without BOM) first, else as described in the module doc.
 
-    Returns the text and warnings (naming the detected encoding when it was not UTF-8).
+    Returns the text and warnings (naming the encoding when it was not UTF-8).
     """
     if b"\x00" in data[:4096] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise DocumentError(source, "looks like a binary file, not text")
     try:
-        return data.decode("utf-8-sig"), []
+        return data.decode("utf-8-sig"), []  # valid UTF-8 is text: binary almost never is
     except UnicodeDecodeError:
         pass
+    western = _western(data)
+    if western is not None:
+        return _checked(western, source, "cp1252"), [
+            f"{source}: not UTF-8; decoded as cp1252 (Western European)"]
     from charset_normalizer import from_bytes
 
     best = from_bytes(data).best()
-    if best is None:
+    if best is None or (best.encoding.startswith(("utf_16", "utf_32")) and not best.bom):
         raise DocumentError(
-            source, "cannot detect the text encoding; save the file as UTF-8 and try again"
+            source, "cannot detect the text encoding, or it is not a text file; save the file as "
+                    "UTF-8 and try again"
         )
-    text = str(best)
+    text = _checked(str(best), source, best.encoding)
     return text, [f"{source}: not UTF-8; decoded as {best.encoding}"]
 
 
+def _western(data: bytes) -> str | None:
+    """``data`` as cp1252 when that reads as Western text: every non-ASCII character a letter or
+    common punctuation, and non-ASCII letters a minority (as in French, German, Spanish...)."""
+    try:
+        text = data.decode("cp1252")
+    except UnicodeDecodeError:
+        return None
+    letters = foreign = 0
+    for ch in text:
+        if ch.isalpha():
+            letters += 1
+            if ord(ch) > 0x7F:
+                foreign += 1
+        elif ord(ch) > 0x7F and ch not in "«»–—‘’‚“”„…€£¥°§©®·•\u00a0×÷¡¿":
+            return None
+    return text if letters and foreign / letters <= MAX_FOREIGN_LETTERS else None
+
+
+def _checked(text: str, source: str, encoding: str) -> str:
+    """``text`` unless it is mostly non-letters or has control characters (binary data)."""
+    visible = [ch for ch in text if not ch.isspace()]
+    if not visible:
+        return text
+    letters = sum(1 for ch in visible if ch.isalnum())
+    controls = sum(1 for ch in visible if unicodedata.category(ch) in ("Cc", "Cn", "Co", "Cs"))
+    if letters / len(visible) < MIN_LETTERS or controls / len(visible) > MAX_CONTROLS:
+        raise DocumentError(
+            source, f"does not look like text (read as {encoding}, {letters / len(visible):.0%} "
+                    "of its characters are letters or digits); if it is text, save it as UTF-8"
+        )
+    return text
+
+
 def read_text(path: Path) -> tuple[str, list[str]]:
-    return decode_bytes(path.read_bytes(), str(path))
+    """Read a regular file (a FIFO or device would block or never end) and decode it."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise DocumentError(str(path), "not a regular file; only regular files are read")
+        os.set_blocking(fd, True)
+        data = f.read()
+    return decode_bytes(data, str(path))
