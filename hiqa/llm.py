@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -69,8 +70,8 @@ class LLMConfig:
         model = (settings.llm_model or "").strip()
         if not model:
             raise LLMError(
-                f"{ENV_BASE_URL} is set to {base_url} but {ENV_MODEL} is empty; set it to the "
-                "model name the endpoint serves (see its /v1/models)"
+                f"{ENV_BASE_URL} is set to {redact(base_url)} but {ENV_MODEL} is empty; set it to "
+                "the model name the endpoint serves (see its /v1/models)"
             )
         if not settings.llm_timeout > 0:
             raise LLMError(f"{ENV_TIMEOUT} must be a positive number of seconds")
@@ -143,8 +144,8 @@ class LLMClient:
         choices = getattr(reply, "choices", None)
         if not choices or choices[0].message is None or choices[0].message.content is None:
             raise LLMError(
-                f"LLM endpoint {self.config.base_url} returned a reply without message content "
-                f"(model {self.config.model!r}); check that it serves OpenAI chat completions"
+                f"LLM endpoint {redact(self.config.base_url)} returned a reply without message "
+                f"content (model {self.config.model!r}); check that it serves OpenAI chat completions"
             )
         usage = getattr(reply, "usage", None)
         return Completion(
@@ -184,10 +185,19 @@ class LLMClient:
             raise self._error(exc) from exc
 
     def _error(self, exc: Exception) -> LLMError:
-        """Translate an ``openai``/transport exception into a message a user can act on."""
+        """Translate an ``openai``/transport exception into a message a user can act on.
+
+        The message is shown in the app and the terminal, so it never carries the API key
+        (some endpoints echo it back) or credentials written into the URL.
+        """
+        error = self._describe(exc)
+        message = redact(str(error), self.config.api_key)
+        return error if message == str(error) else LLMError(message)
+
+    def _describe(self, exc: Exception) -> LLMError:
         import openai
 
-        where = f"LLM endpoint {self.config.base_url}"
+        where = f"LLM endpoint {redact(self.config.base_url)}"
         if isinstance(exc, openai.APITimeoutError):
             return LLMError(
                 f"{where} did not answer within {self.config.timeout:g} s; raise "
@@ -221,6 +231,15 @@ class LLMClient:
             f"{where} sent a reply that could not be read ({type(exc).__name__}: {exc}); "
             "check that it speaks the OpenAI chat-completions protocol"
         )
+
+
+def redact(text: str, *secrets: str | None) -> str:
+    """``text`` without the given secrets, ``user:password@`` in URLs, or ``sk-...`` keys."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    text = re.sub(r"(?<=://)[^/@\s]+@", "***@", text)
+    return re.sub(r"\b(sk-[A-Za-z0-9_*-]{2})[A-Za-z0-9_*-]{8,}", r"\1***", text)
 
 
 def _root_cause(exc: BaseException) -> str:
