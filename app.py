@@ -18,6 +18,9 @@ from app_pages._shared import (
     collection_names,
     forget_collections,
     process_lock,
+    require_login,
+    server_path,
+    server_paths_allowed,
     settings,
 )
 from hiqa.collection import list_collections
@@ -25,6 +28,7 @@ from hiqa.errors import HiqaError
 from hiqa.version import version_line
 
 st.set_page_config(page_title="HiQA", page_icon=":material/account_tree:", layout="wide")
+require_login()  # HIQA_APP_PASSWORD: nothing below runs for a visitor without it
 
 
 def build_demo_if_empty() -> None:
@@ -71,8 +75,12 @@ def sidebar() -> None:
         with st.expander("Data directory", expanded=False):
             if not st.session_state.get(DATA_DIR_KEY):
                 st.session_state[DATA_DIR_KEY] = str(settings().data_dir)
-            st.text_input("Data directory", key=DATA_DIR_KEY,
-                          help="HIQA_DATA_DIR; collections, Markdown and caches live here")
+            st.text_input("Data directory", key=DATA_DIR_KEY, disabled=not server_paths_allowed(),
+                          help="HIQA_DATA_DIR; collections, Markdown and caches live here. "
+                               "Another folder can be chosen only inside HIQA_ALLOWED_DIRS.")
+            chosen = st.session_state[DATA_DIR_KEY]
+            if server_paths_allowed() and Path(chosen).resolve() != settings().data_dir.resolve():
+                server_path(chosen, "Data directory")
             if not Path(str(settings().data_dir)).exists():
                 st.caption("This folder does not exist yet; it is created on the first ingest.")
         names = collection_names()

@@ -6,8 +6,10 @@ through it, the embedder.
 """
 from __future__ import annotations
 
+import hmac
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -15,18 +17,63 @@ import streamlit as st
 from hiqa.collection import Collection, list_collections
 from hiqa.errors import HiqaError
 from hiqa.settings import Settings
+from hiqa.ui_helpers import PathNotAllowed, allowed_server_path, escape_markdown
 
 DATA_DIR_KEY = "hiqa_data_dir"
 COLLECTION_KEY = "hiqa_collection"
+AUTH_KEY = "hiqa_signed_in"
 PENDING_KEY = "hiqa_switch_to"
 """A collection to select on the next run (a widget's key cannot change once it is drawn)."""
 
 
 def settings() -> Settings:
-    """Settings from the environment, with the data dir chosen in the sidebar (if any)."""
+    """Settings from the environment, with the data dir chosen in the sidebar (if any).
+
+    A chosen folder counts only inside ``HIQA_ALLOWED_DIRS`` (see ``server_path``).
+    """
     base = Settings()
     chosen = st.session_state.get(DATA_DIR_KEY)
-    return base.with_data_dir(chosen) if chosen else base
+    if not chosen or Path(chosen).expanduser().resolve() == base.data_dir.resolve():
+        return base
+    try:
+        return base.with_data_dir(allowed_server_path(chosen, base.allowed_dirs))
+    except PathNotAllowed:
+        return base
+
+
+def server_path(raw: str, what: str, *, extra: tuple[Path, ...] = ()) -> Path | None:
+    """``raw`` when server paths are allowed there (``HIQA_ALLOWED_DIRS``), else an error shown
+    in the page and None."""
+    try:
+        return allowed_server_path(raw, Settings().allowed_dirs, extra=extra)
+    except PathNotAllowed as exc:
+        st.error(f"{what}: {escape_markdown(str(exc))}")
+        return None
+
+
+def server_paths_allowed() -> bool:
+    return bool(Settings().allowed_dirs)
+
+
+def require_login() -> None:
+    """Ask for ``HIQA_APP_PASSWORD`` once per browser session; stop the page until it is given.
+
+    Without the variable the app is open, as before (it binds 127.0.0.1 by default).
+    """
+    password = Settings().app_password
+    if not password or st.session_state.get(AUTH_KEY):
+        return
+    st.title("HiQA")
+    with st.form("login"):
+        given = st.text_input("Password", type="password",
+                              help="This HiQA server is shared; ask its owner for the password")
+        submitted = st.form_submit_button("Sign in", type="primary")
+    if submitted:
+        if hmac.compare_digest(given.encode(), password.encode()):
+            st.session_state[AUTH_KEY] = True
+            st.rerun()
+        st.error("Wrong password.")
+    st.stop()
 
 
 @st.cache_resource(show_spinner=False)
@@ -56,7 +103,7 @@ def collection_names() -> list[str]:
     try:
         return list_collections(settings())
     except HiqaError as exc:
-        st.error(str(exc))
+        st.error(escape_markdown(str(exc)))
         return []
 
 
@@ -68,7 +115,7 @@ def current_collection(required: bool = True) -> Collection | None:
         try:
             col = open_collection(str(settings().data_dir), name)
         except HiqaError as exc:
-            st.error(str(exc))
+            st.error(escape_markdown(str(exc)))
     if col is None and required:
         st.info("No collection is open. Pick one in the sidebar, or create one on the Ingest page.")
         st.page_link("app_pages/ingest.py", label="Go to Ingest", icon=":material/upload_file:")
@@ -81,9 +128,9 @@ def guarded(action: Callable[[], Any], what: str) -> Any:
     try:
         return action()
     except (HiqaError, ValueError) as exc:
-        st.error(f"{what}: {exc}")
+        st.error(f"{what}: {escape_markdown(str(exc))}")
     except OSError as exc:
-        st.error(f"{what}: {exc.strerror or exc}")
+        st.error(f"{what}: {escape_markdown(str(exc.strerror or exc))}")
     return None
 
 

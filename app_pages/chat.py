@@ -63,6 +63,8 @@ def llm() -> LLMClient | None:
 
 # ------------------------------------------------------------------ controls
 preset = col.preset
+if col.preset_problem:
+    st.warning(escape_markdown(col.preset_problem))
 if st.session_state.get("chat_weights_for") != col.name:
     st.session_state["chat_weights_for"] = col.name
     st.session_state["method"] = preset.get("method", DEFAULT_METHOD)
@@ -121,7 +123,7 @@ def show_answer(turn: dict[str, Any], index: int) -> None:
     if turn.get("note"):
         st.caption(escape_markdown(turn["note"]))
     if turn.get("error"):
-        st.error(turn["error"])
+        st.error(escape_markdown(turn["error"]))
     show_sources(turn, index)
 
 

@@ -21,6 +21,7 @@ from hiqa.projection import (
 from hiqa.ui_helpers import (
     escape_markdown,
     label_colours,
+    plot_label,
     projection_cache_path,
     robust_range,
     section_key,
@@ -118,7 +119,7 @@ highlight = st.multiselect(
     help="With many documents no palette keeps every colour apart: pick the ones to compare. "
          "In the legend, a click shows one name alone and a double click shows all again.")
 colours = label_colours(names, highlight)
-hover = [segment_label(s) for s in segments]
+hover = [plot_label(segment_label(s)) for s in segments]
 
 def figure(vector: str, title: str) -> go.Figure | None:
     try:
@@ -132,7 +133,7 @@ def figure(vector: str, title: str) -> go.Figure | None:
         idx = [i for i, lab in enumerate(labels) if lab == n]
         muted = bool(highlight) and n not in highlight
         fig.add_trace(go.Scattergl(
-            x=coords[idx, 0], y=coords[idx, 1], mode="markers", name=n[:40],
+            x=coords[idx, 0], y=coords[idx, 1], mode="markers", name=plot_label(n[:40]),
             marker={"size": 5 if muted else 7, "color": colours[n],
                     "opacity": 0.35 if muted else 0.85},
             text=[hover[i] for i in idx], hovertemplate="%{text}<extra></extra>",

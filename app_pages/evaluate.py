@@ -8,7 +8,13 @@ from pathlib import Path
 import plotly.express as px
 import streamlit as st
 
-from app_pages._shared import current_collection, guarded, settings
+from app_pages._shared import (
+    current_collection,
+    guarded,
+    server_path,
+    server_paths_allowed,
+    settings,
+)
 from hiqa.errors import HiqaError
 from hiqa.ui_helpers import (
     collection_keywords,
@@ -45,13 +51,17 @@ if col is not None:
 
 with st.form("eval"):
     a, b = st.columns(2)
+    paths_help = ("" if server_paths_allowed() else
+                  " Without HIQA_ALLOWED_DIRS on the server: the shipped demo and uploaded "
+                  "collections only.")
     corpus = a.text_input("Corpus folder", value=str(defaults.corpus or ""),
-                          key=f"eval_corpus_{scope}",
+                          key=f"eval_corpus_{scope}", disabled=not server_paths_allowed(),
                           help="The labelled documents; one collection per strategy is built "
-                               "from them (cached under the data dir)")
+                               "from them (cached under the data dir)." + paths_help)
     questions = b.text_input("Questions JSONL", value=str(defaults.questions or ""),
-                             key=f"eval_questions_{scope}",
-                             help='{"id", "question", "gold": [{"doc", "section"}]} per line')
+                             key=f"eval_questions_{scope}", disabled=not server_paths_allowed(),
+                             help='{"id", "question", "gold": [{"doc", "section"}]} per line.'
+                                  + paths_help)
     upload = st.file_uploader("…or upload a questions JSONL", type=["jsonl", "json"])
     variants = st.multiselect("Variants", list(engine.VARIANTS),
                               default=["hca-dense", "hca-bm25", "hca-dense-bm25", "full"],
@@ -64,7 +74,12 @@ with st.form("eval"):
     run = st.form_submit_button("Run evaluation", type="primary")
 
 if run:
-    qpath: Path | None = Path(questions) if questions.strip() else None
+    qpath: Path | None = None
+    app_folders = (DEMO, settings().data_dir / "uploads")  # what the app itself holds
+    if upload is None and questions.strip():
+        qpath = server_path(questions, "Questions JSONL", extra=app_folders)
+    corpus_path = (server_path(corpus, "Corpus folder", extra=app_folders) if corpus.strip()
+                   else None)
     tmp: Path | None = None
     if upload is not None:
         fd, name = tempfile.mkstemp(suffix=".jsonl")
@@ -77,7 +92,9 @@ if run:
     except ValueError:
         distractors = ()
         st.error("Distractor counts must be whole numbers separated by commas.")
-    if qpath is None or not qpath.is_file():
+    if corpus_path is None:
+        st.error("Choose a corpus folder.")
+    elif qpath is None or not qpath.is_file():
         st.error("Choose a questions JSONL file (path or upload).")
     elif not variants:
         st.error("Choose at least one variant.")
@@ -90,20 +107,22 @@ if run:
 
         try:
             report = engine.run_eval(
-                corpus, qpath, variants=variants,
+                corpus_path, qpath, variants=variants,
                 distractors=distractors if with_degradation else None,
                 method=preset.get("method", "minmax"), alpha=preset.get("alpha", 0.5),
                 beta=preset.get("beta", 0.2), settings=settings(), fusion_grid=with_grid,
                 progress=progress, keywords=keywords)
         except (HiqaError, ValueError, OSError) as exc:
             bar.empty()
-            st.error(f"The evaluation failed: {exc}")
+            st.error(f"The evaluation failed: {escape_markdown(str(exc))}")
         else:
             bar.empty()
             st.session_state["eval_report"] = {"collection": scope, "report": report}
         finally:
             if tmp is not None:
                 tmp.unlink(missing_ok=True)
+    if tmp is not None:
+        tmp.unlink(missing_ok=True)
 
 last = st.session_state.get("eval_report") or {}
 report = last.get("report")

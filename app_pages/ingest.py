@@ -15,6 +15,8 @@ from app_pages._shared import (
     forget_collections,
     guarded,
     open_collection,
+    server_path,
+    server_paths_allowed,
     settings,
 )
 from hiqa.collection import Collection, check_name
@@ -93,7 +95,7 @@ def run_ingest(col: Collection, paths: list[Path], root: Path, llm_format: str =
                 add_llm_keywords(col, done, llm)
     except HiqaError as exc:
         progress.bar.empty()
-        st.error(f"Ingest failed: {exc}")
+        st.error(f"Ingest failed: {escape_markdown(str(exc))}")
         return None
     progress.bar.progress(1.0, text="Done")
     for note in notes:
@@ -148,7 +150,9 @@ with st.form(f"ingest-{generation}"):
                                type=sorted(e.lstrip(".") for e in SUPPORTED_EXTENSIONS),
                                key=f"uploads-{generation}")
     folder = st.text_input("…or a folder on the server", placeholder="/path/to/documents",
-                           help="Every supported file under it, recursively",
+                           disabled=not server_paths_allowed(),
+                           help="Every supported file under it, recursively; only inside "
+                                "HIQA_ALLOWED_DIRS (unset: uploads only)",
                            key=f"folder-{generation}")
     submitted = st.form_submit_button("Ingest", type="primary")
 
@@ -164,7 +168,7 @@ if submitted:
             col = Collection(name, s, create=True, strategy=strategy, embedder=embedder)
             created = True
         except (HiqaError, ValueError) as exc:
-            st.error(f"Cannot create the collection: {exc}")
+            st.error(f"Cannot create the collection: {escape_markdown(str(exc))}")
     else:
         col = guarded(lambda: open_collection(str(s.data_dir), target), "Cannot open the collection")
         if col is not None and (col.strategy != strategy or col.meta["embedder"] != embedder):
@@ -190,10 +194,10 @@ if submitted:
                 renamed = [f.name for f in uploads if safe_upload_name(f.name) != f.name]
                 if renamed:
                     st.caption("Renamed for safety: " + escape_markdown(", ".join(renamed)))
-        if folder.strip():
-            path = Path(folder.strip()).expanduser()
+        path = server_path(folder, "Folder") if folder.strip() else None
+        if path is not None:
             if not path.is_dir():
-                st.error(f"Folder not found: {path}")
+                st.error(f"Folder not found: {escape_markdown(str(path))}")
             else:
                 more = run_ingest(col, [path], path, llm_format, llm_keywords)
                 results = (results or []) + (more or [])
@@ -233,7 +237,7 @@ else:
         doc = st.selectbox("Document", sorted(docs), index=None, placeholder="Choose…")
         if st.form_submit_button("Remove document") and doc and guarded(
                 lambda: col.remove_document(doc) or True, "Removing failed"):
-            st.session_state["ingest_message"] = f"Removed {doc}."
+            st.session_state["ingest_message"] = f"Removed {doc}."  # escaped when shown
             st.rerun()
     with tab_lexicon:
         st.caption("CSV with columns `doc,keyword`: expert keywords per document (paper §3.3). "
@@ -248,7 +252,7 @@ else:
                 if problems is not None:
                     st.success("Lexicon installed.")
                     for p in problems[:20]:
-                        st.warning(p)
+                        st.warning(escape_markdown(p))
         by_source = {d: m.get("keywords", {}) for d, m in docs.items()}
         st.dataframe([{"document": d, "source": src, "keywords": ", ".join(kws)}
                       for d, srcs in sorted(by_source.items()) for src, kws in srcs.items() if kws],

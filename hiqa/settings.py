@@ -20,6 +20,9 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("HIQA_LLM_API_KEY", "API key for the chat endpoint"),
     ("HIQA_LLM_TIMEOUT", "seconds before an LLM call fails (60)"),
     ("HIQA_DEMO_DIR", "the demo corpus and its shipped vectors (data/demo)"),
+    ("HIQA_ALLOWED_DIRS", "app only: folders (':'-separated) server paths may come from (unset: "
+                          "uploads only)"),
+    ("HIQA_APP_PASSWORD", "app only: shared password asked before any page (unset: none)"),
 )
 """Every variable ``Settings`` reads, with what it sets: ``hiqa --help`` prints this table, the
 README's Configuration table lists the same names (``tests/test_cli.py`` checks both)."""
@@ -28,6 +31,12 @@ README's Configuration table lists the same names (``tests/test_cli.py`` checks 
 def _env(name: str, default: str | None = None) -> str | None:
     value = os.environ.get(name)
     return value if value not in (None, "") else default
+
+
+def _paths(value: str | None) -> tuple[Path, ...]:
+    """``os.pathsep``-separated folders (``/srv/docs:/data/hiqa``), made absolute."""
+    return tuple(Path(p).expanduser().resolve() for p in (value or "").split(os.pathsep)
+                 if p.strip())
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,12 @@ class Settings:
     cache_override: Path | None = field(
         default_factory=lambda: Path(v) if (v := _env("HIQA_CACHE_DIR")) else None
     )
+    allowed_dirs: tuple[Path, ...] = field(
+        default_factory=lambda: _paths(_env("HIQA_ALLOWED_DIRS")))
+    """Roots the app may read server paths from (data dir box, folder ingest, eval corpus);
+    empty: the app accepts uploads only."""
+    app_password: str | None = field(default_factory=lambda: _env("HIQA_APP_PASSWORD"))
+    """Shared password the app asks for before showing anything; unset: no password."""
 
     def with_data_dir(self, data_dir: str | os.PathLike[str] | None) -> Settings:
         if data_dir is None:

@@ -6,6 +6,7 @@ staged so that a failed ingest leaves the data directory as it was.
 """
 from __future__ import annotations
 
+import html
 import math
 import re
 import shutil
@@ -130,13 +131,60 @@ def ingest_summary(results: Iterable[Any]) -> tuple[str, str]:
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^&])")
 
 
-def escape_markdown(text: str) -> str:
-    """Backslash-escape every Markdown/HTML/LaTeX/directive character of document text.
+WORD_JOINER = "\u2060"
+_AUTOLINKS = (  # what GFM turns into links without any markup: URLs, www. names, e-mails
+    (re.compile(r"(?<=\w)(?=://)"), WORD_JOINER),
+    (re.compile(r"(?i)\b(www)(?=\.)"), r"\1" + WORD_JOINER),
+    (re.compile(r"(?=@)"), WORD_JOINER),
+)
 
-    Streamlit renders Markdown (links, images, ``:red[...]``, ``$math$``); document text shown
-    through a Markdown widget must not be able to use any of it.
+
+def escape_markdown(text: str) -> str:
+    """Document text for a Markdown widget, shown as written: no links, images or formatting.
+
+    Streamlit renders Markdown (links, images, ``:red[...]``, ``$math$``), so every special
+    character is backslash-escaped.  Escapes do not stop GFM's autolinks (they are found in the
+    parsed text), so an invisible word joiner goes between ``https`` and ``://``, ``www`` and
+    ``.``, and before ``@``: the text looks the same and no link is made.
     """
-    return _MD_SPECIAL.sub(r"\\\1", text or "")
+    text = text or ""
+    for pattern, replacement in _AUTOLINKS:
+        text = pattern.sub(replacement, text)
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def plot_label(text: str) -> str:
+    """Document text for a Plotly label, legend or hover text, shown literally.
+
+    Plotly renders a subset of HTML in every text it draws (``<a href>`` becomes a live link,
+    ``<b>``, ``<br>``); escaping ``& < >`` makes a heading such as
+    ``<a href="https://evil.example">Login</a>`` appear as those characters instead.  Quotes are
+    left alone: Plotly decodes ``&lt;``, ``&gt;`` and ``&amp;`` but shows ``&quot;`` as typed.
+    """
+    return html.escape(str(text), quote=False)
+
+
+class PathNotAllowed(ValueError):
+    """A server path outside the roots ``HIQA_ALLOWED_DIRS`` names (or none are named)."""
+
+
+def allowed_server_path(raw: str, roots: Sequence[Path], *, extra: Sequence[Path] = ()) -> Path:
+    """``raw`` resolved (symlinks followed) when it lies inside one of ``roots`` or ``extra``.
+
+    Anyone who reaches the app's port could otherwise index, and then read, any file the server
+    can read.  With no roots configured, server paths are refused and uploads are the way in.
+    """
+    allowed = [Path(r).resolve() for r in (*roots, *extra)]
+    path = Path(raw.strip()).expanduser().resolve()
+    if not any(path == root or root in path.parents for root in allowed) and not roots:
+        raise PathNotAllowed(f"{path}: server paths are turned off; upload the files instead, "
+                             "or set HIQA_ALLOWED_DIRS on the server to the folders the app may "
+                             "read")
+    if not any(path == root or root in path.parents for root in allowed):
+        shown = ", ".join(str(r) for r in allowed)
+        raise PathNotAllowed(f"{path} is outside the folders this app may read ({shown}); "
+                             "HIQA_ALLOWED_DIRS on the server sets them")
+    return path
 
 
 _CITATION = re.compile(r"\[(\d+(?:\s*(?:[,;]|-|–)\s*\d+)*)\]")
@@ -280,7 +328,7 @@ def score_breakdown(hits: Sequence[Hit]) -> list[dict[str, Any]]:
     sum of the routes' weighted shares (Eq. 2)."""
     rows = []
     for hit in hits:
-        label = f"#{hit.rank} {hit.segment.doc_id} › {hit.segment.heading}"
+        label = plot_label(f"#{hit.rank} {hit.segment.doc_id} › {hit.segment.heading}")
         for route in ROUTES:
             rows.append({"segment": label, "route": route,
                          "share": float(hit.contributions.get(route, 0.0)),
@@ -567,7 +615,8 @@ def degradation_rows(report: Mapping[str, Any]) -> list[dict[str, Any]]:
             if isinstance(metrics, Mapping):
                 for m, value in metrics.items():
                     if isinstance(value, (int, float)):
-                        rows.append({"variant": name, "distractors": int(n), "metric": m,
+                        rows.append({"variant": plot_label(name), "distractors": int(n),
+                                     "metric": m,
                                      "value": float(value)})
     rows.sort(key=lambda r: (r["variant"], r["metric"], r["distractors"]))
     return rows
