@@ -7,7 +7,6 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 
-
 Handler = Callable[[argparse.Namespace], int]
 
 

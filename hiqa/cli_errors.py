@@ -40,22 +40,27 @@ def describe(exc: BaseException, data_dir: Path) -> tuple[str, int]:
 
         return str(storage_error(exc, data_dir)), EXIT_FAILURE
     if isinstance(exc, FileNotFoundError):
-        return (f"{exc.filename or exc}: no such file or directory; check the path (relative "
-                "paths start at the current folder)", EXIT_USAGE)
+        message = (f"{exc.filename or exc}: no such file or directory; check the path "
+                   "(relative paths start at the current folder)")
+        return message, EXIT_USAGE
     if isinstance(exc, IsADirectoryError):
         return f"{exc.filename}: is a folder, not a file; give a file path", EXIT_USAGE
     if isinstance(exc, NotADirectoryError):
-        return (f"{exc.filename}: a file is in the way where a folder is needed; move it or "
-                "choose another --data-dir", EXIT_FAILURE)
+        message = (f"{exc.filename}: a file is in the way where a folder is needed; move it or "
+                   "choose another --data-dir")
+        return message, EXIT_FAILURE
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
-        return (f"{where}{exc.strerror or exc}; check the path and its permissions "
-                f"(rerun with {DEBUG_FLAG} for details)", EXIT_FAILURE)
+        message = (f"{where}{exc.strerror or exc}; check the path and its permissions "
+                   f"(rerun with {DEBUG_FLAG} for details)")
+        return message, EXIT_FAILURE
     if isinstance(exc, (ValueError, UnicodeError)):
-        return (f"invalid input: {exc} (rerun with {DEBUG_FLAG} for the traceback; report it if "
-                "the message does not say what to change)", EXIT_USAGE)
-    return (f"unexpected {type(exc).__name__}: {exc}. This is a bug: rerun with {DEBUG_FLAG} and "
-            "report the traceback", EXIT_FAILURE)
+        message = (f"invalid input: {exc} (rerun with {DEBUG_FLAG} for the traceback; report it "
+                   "if the message does not say what to change)")
+        return message, EXIT_USAGE
+    message = (f"unexpected {type(exc).__name__}: {exc}. This is a bug: rerun with {DEBUG_FLAG} "
+               "and report the traceback")
+    return message, EXIT_FAILURE
 
 
 def _storage_errno(exc: BaseException) -> bool:
