@@ -285,7 +285,8 @@ def test_ingest_all_failed_upload_leaves_no_collection(app, data_dir):
     assert "nothing" not in list_collections(Settings(data_dir=data_dir))
 
 
-def test_ingest_bad_name_and_missing_folder_are_messages(app):
+def test_ingest_bad_name_and_missing_folder_are_messages(app, monkeypatch):
+    monkeypatch.setenv("HIQA_ALLOWED_DIRS", "/")  # server folders are off without it
     at = app.switch_page("app_pages/ingest.py").run()
     by_label(at.radio, "Into").set_value("new")
     by_label(at.text_input, "New collection name").set_value("../bad name")
@@ -304,11 +305,12 @@ def test_ingest_lexicon_upload(app):
     by_label(at.button, "Install lexicon").click().run()
     assert not at.exception
     assert "Lexicon installed" in texts(at.success)
-    assert "nope.md" in texts(at.warning)
+    assert "nope\\.md" in texts(at.warning)  # document names are shown escaped
 
 
 # ------------------------------------------------------------------ evaluate
-def test_evaluate_page_runs_and_sends_weights_to_chat(app, data_dir, tmp_path):
+def test_evaluate_page_runs_and_sends_weights_to_chat(app, data_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("HIQA_ALLOWED_DIRS", str(tmp_path))  # server folders are off without it
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     for name, text in DOCS.items():
@@ -342,7 +344,8 @@ def test_evaluate_page_runs_and_sends_weights_to_chat(app, data_dir, tmp_path):
     assert at.slider(key="_w_alpha").value == 0.3
 
 
-def test_evaluate_page_bad_questions_path_is_a_message(app):
+def test_evaluate_page_bad_questions_path_is_a_message(app, monkeypatch):
+    monkeypatch.setenv("HIQA_ALLOWED_DIRS", "/")  # server paths are off without it
     at = app.switch_page("app_pages/evaluate.py").run()
     by_label(at.text_input, "Questions JSONL").set_value("/no/such.jsonl")
     by_label(at.button, "Run evaluation").click().run()

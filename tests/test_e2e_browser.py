@@ -238,3 +238,98 @@ def test_demo_chat_rerank_and_pages(server, page):
     page.get_by_role("heading", name="Chat").first.wait_for()
     settle(page)
     assert "Page not found" not in page.content()
+
+
+EVIL_MD = """# Evil <a href="https://evil.example/title" id="inj-title">Login here</a> manual
+
+The evil widget login manual: read it before the login page setup, https://evil.example/intro.
+
+## <img src="https://evil.example/x.png" onerror="window.__pwned=1" id="inj-img"> Setup <b id="inj-b">bold</b> [click](javascript:window.__pwned=2)
+
+Visit https://evil.example/bare or www.evil.example and [this page](https://evil.example/md) or
+[run me](javascript:window.__pwned=3) or <a href="javascript:window.__pwned=4" id="inj-a">this</a>.
+Write to admin@evil.example. ![logo](https://evil.example/logo.png) <script>window.__pwned=5</script>
+The evil widget manual explains the setup of the login page.
+
+## Login here: https://evil.example/heading <i id="inj-i">now</i>
+
+The login page asks for a password; see <https://evil.example/auto> for the evil widget.
+"""
+EVIL_QUESTION = "evil widget login page password setup"
+INJECTED = """() => {
+  const bad = [];
+  for (const el of document.querySelectorAll('*')) {
+    if (el.id && el.id.startsWith('inj-')) bad.push(`element #${el.id}`);
+    for (const name of el.getAttributeNames()) {
+      const value = el.getAttribute(name) || '';
+      if (/^on/i.test(name) && value.includes('__pwned')) bad.push(`${el.tagName} ${name}`);
+      if (/(^|:)(href|src)$/i.test(name)
+          && (value.includes('evil.example') || /^\\s*javascript:/i.test(value))) {
+        bad.push(`${el.tagName} ${name}=${value}`);
+      }
+    }
+    if (el.tagName === 'SCRIPT' && el.textContent.includes('__pwned')) bad.push('script');
+  }
+  if (window.__pwned) bad.push(`script ran: ${window.__pwned}`);
+  return bad;
+}"""
+
+
+def assert_nothing_injected(page, where: str) -> None:
+    settle(page)
+    found = page.evaluate(INJECTED)
+    assert not found, f"{where}: document text became markup: {found}"
+
+
+def test_markup_in_documents_stays_text_on_every_page(server, page, tmp_path):
+    """A document whose headings and text carry HTML, Markdown links, bare URLs and
+    ``javascript:`` URLs is ingested through the Ingest page; no page may turn any of it into an
+    element (link, image, script, bold) in the DOM, including Plotly's labels."""
+    evil = tmp_path / "evil.md"
+    evil.write_text(EVIL_MD, encoding="utf-8")
+    page.goto(server)
+    page.locator('[data-testid="stChatInputTextArea"]').wait_for(timeout=BUILD_TIMEOUT_MS)
+    settle(page)
+
+    goto(page, "Ingest")
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(evil))
+    page.get_by_text("evil.md").first.wait_for()
+    page.get_by_role("button", name="Ingest").click()
+    page.get_by_text("document(s) indexed or unchanged").first.wait_for(timeout=BUILD_TIMEOUT_MS)
+    assert_nothing_injected(page, "Ingest")
+    assert "0 failed" in page.inner_text("body")
+
+    goto(page, "Chat")
+    chat = page.locator('[data-testid="stChatInputTextArea"]')
+    chat.fill(EVIL_QUESTION)
+    chat.press("Enter")
+    page.get_by_text("Sources").first.wait_for(timeout=120_000)
+    page.locator('[data-testid="stTable"]').wait_for()
+    page.locator(".js-plotly-plot").first.wait_for()
+    settle(page)
+    assert any("evil" in row for row in table_rows(page)), "the evil document was not retrieved"
+    chart = page.locator(".js-plotly-plot").first.evaluate("e => e.textContent")
+    assert '<a href="https://evil.example/title"' in chart  # the heading is shown, as text
+    for expander in page.locator('[data-testid="stExpander"] summary').all():
+        expander.click()  # open every source block
+    assert_nothing_injected(page, "Chat")
+    shot(page, "security-chat")
+
+    goto(page, "Segments")
+    page.get_by_label("Path contains").fill("Login here")
+    page.get_by_role("button", name="Apply").click()
+    page.get_by_text("Cascaded path").first.wait_for()
+    settle(page)
+    assert "evil.example/" in page.inner_text("body")  # the text is on the page, as text
+    assert_nothing_injected(page, "Segments")
+
+    goto(page, "Embedding space")
+    page.locator(".js-plotly-plot").nth(1).wait_for(timeout=BUILD_TIMEOUT_MS)
+    page.get_by_text("section name").first.click()  # headings become the legend
+    page.wait_for_function("() => document.querySelector('.js-plotly-plot')"
+                           ".textContent.toLowerCase().includes('login here')", timeout=120_000)
+    assert_nothing_injected(page, "Embedding space")
+
+    goto(page, "Evaluate & tune")
+    assert_nothing_injected(page, "Evaluate & tune")
+    assert "Traceback" not in page.content()

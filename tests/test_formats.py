@@ -200,3 +200,29 @@ def test_html_admonitions_line_breaks_and_list_items(tmp_path):
     assert "Rebuild the index without locking writes." in params.body  # source newline = space
     assert "Note: Takes longer." in params.body
     assert "- first item" in params.body
+
+
+# ------------------------------------------------------------------ issue #13: encodings
+@pytest.mark.parametrize("text,encoding,expected", [
+    ("Ceci est très, très important pour le système français.\n", "latin-1", "cp1252"),
+    ("très bien\n", "latin-1", "cp1252"),  # nine bytes: the detector said BOM-less UTF-16
+    ("Größe und Maße: „Straße“ – für Übergrößen.\n", "cp1252", "cp1252"),
+    ("Привет, как дела? Это тестовый документ на русском языке.\n", "cp1251", "cp1251"),
+    ("Zażółć gęślą jaźń. Łódź jest pięknym miastem w Polsce.\n", "cp1250", "cp1250"),
+    ("這是一份繁體中文文件，描述電源與精度。資料手冊說明了量測範圍。\n", "big5", "big5"),
+])
+def test_decode_prefers_western_only_when_it_reads_as_western(text, encoding, expected):
+    from hiqa.formats.textio import decode_bytes
+
+    decoded, warnings = decode_bytes(text.encode(encoding), "f.txt")
+    assert decoded == text
+    assert warnings == [f"f.txt: not UTF-8; decoded as {expected}"
+                        + (" (Western European)" if expected == "cp1252" else "")]
+
+
+def test_decode_refuses_mostly_symbols():
+    from hiqa.errors import DocumentError
+    from hiqa.formats.textio import decode_bytes
+
+    with pytest.raises(DocumentError, match="does not look like text"):
+        decode_bytes("%%%% $$$$ ### 12 ± € ¶ ¤ \n".encode("cp1252") * 20, "f.txt")

@@ -11,6 +11,9 @@ from hiqa.fusion import Candidates
 from hiqa.model import Segment
 from hiqa.ui_helpers import (
     MUTED,
+    WORD_JOINER,
+    PathNotAllowed,
+    allowed_server_path,
     degradation_rows,
     diagnostic_rows,
     escape_markdown,
@@ -22,6 +25,7 @@ from hiqa.ui_helpers import (
     markdown_around,
     move_label,
     moved_count,
+    plot_label,
     rank_moves,
     render_answer,
     robust_range,
@@ -233,3 +237,32 @@ def test_robust_range_ignores_an_outlier():
     lo, hi = robust_range([0.0, 0.1, 0.2, 0.3, 0.7])  # a merely spread point stays on the plot
     assert lo < 0.0 and hi > 0.7
     assert robust_range([]) == (-1.0, 1.0) and robust_range([2.0, 2.0])[0] < 2.0
+
+
+# ------------------------------------------------------------------ issue #13: shown as text
+def test_escape_markdown_defuses_autolinks_without_changing_the_visible_text():
+    text = "see https://evil.example/x, www.evil.example or admin@evil.example"
+    out = escape_markdown(text)
+    assert "https:" not in out and "://" not in out.replace(WORD_JOINER + "\\://", "")
+    assert "www." not in out.replace("\\", "") and WORD_JOINER + "@" in out
+    unescaped = re.sub(r"\\(.)", r"\1", out).replace(WORD_JOINER, "")
+    assert unescaped == text
+
+
+def test_plot_label_escapes_markup_plotly_would_render():
+    label = plot_label('<a href="https://evil.example">Login</a> & <b>x</b>')
+    assert "<" not in label and ">" not in label
+    assert label.startswith('&lt;a href="https://evil.example"&gt;Login') and "&amp;" in label
+
+
+def test_allowed_server_path_needs_a_root(tmp_path):
+    inner = tmp_path / "docs"
+    inner.mkdir()
+    (tmp_path / "link").symlink_to("/etc")
+    with pytest.raises(PathNotAllowed, match="server paths are turned off"):
+        allowed_server_path(str(inner), ())
+    assert allowed_server_path(str(inner), (tmp_path,)) == inner.resolve()
+    assert allowed_server_path(str(inner), (), extra=(inner,)) == inner.resolve()
+    for outside in ("/etc", str(tmp_path / ".." / "x"), str(tmp_path / "link")):
+        with pytest.raises(PathNotAllowed, match="outside the folders"):
+            allowed_server_path(outside, (tmp_path,))
