@@ -55,11 +55,26 @@ def server_paths_allowed() -> bool:
     return bool(Settings().allowed_dirs)
 
 
+def _oidc_configured() -> bool:
+    try:
+        return "auth" in st.secrets
+    except Exception:  # noqa: BLE001 - no or unreadable secrets.toml: no OIDC login configured
+        return False
+
+
 def require_login() -> None:
     """Ask for ``HIQA_APP_PASSWORD`` once per browser session; stop the page until it is given.
 
-    Without the variable the app is open, as before (it binds 127.0.0.1 by default).
+    Without the variable the app is open, as before (it binds 127.0.0.1 by default).  Where
+    Streamlit's OIDC login is configured (an ``[auth]`` table in ``.streamlit/secrets.toml``),
+    that login is required instead.
     """
+    if _oidc_configured():  # Streamlit's own login ([auth] in .streamlit/secrets.toml)
+        if not st.user.get("is_logged_in"):  # missing (e.g. under AppTest): not logged in
+            st.title("HiQA")
+            st.button("Log in", type="primary", on_click=st.login)
+            st.stop()
+        return
     password = Settings().app_password
     if not password or st.session_state.get(AUTH_KEY):
         return

@@ -246,8 +246,10 @@ def _cmd_preset(args: argparse.Namespace) -> int:
 def _cmd_space(args: argparse.Namespace) -> int:
     """Separation by document before (content vector) vs after HCA (hca vector), paper §7.1."""
     from .collection import Collection
+    from .params import check_k
     from .projection import separation
 
+    check_k(args.k, "-k (neighbours for the purity)")
     col = Collection(args.collection, settings_of(args))
     bar = ProgressLine(1)
     n = col.ensure_content_vectors(progress=lambda d, t: bar("embed", "content vectors", d, t))

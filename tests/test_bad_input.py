@@ -167,6 +167,8 @@ CLI = [
          argv=("search", "x", "-c", "docs\n")),
     Case("collection name with path", "cli", r"invalid collection name '\.\./docs'",
          argv=("search", "x", "-c", "../docs")),
+    Case("space k 0", "cli", r"-k \(neighbours for the purity\) must be at least 1, got 0",
+         argv=("space", "-c", "docs", "-k", "0")),
     Case("ask alpha 2", "cli", r"alpha must be in \[0, 1\]", argv=A("--alpha", "2")),
     Case("ask k 0", "cli", r"must be at least 1, got 0", argv=A("-k", "0")),
     Case("preset alpha 5 beta -3", "cli", r"alpha must be in \[0, 1\].*got 5",
@@ -463,6 +465,19 @@ def _app_password(env: dict[str, Any]) -> str:
     return shown
 
 
+def _app_oidc_login(env: dict[str, Any]) -> str:
+    st.cache_resource.clear()
+    env["mp"].setenv("HIQA_DATA_DIR", str(env["data"]))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.secrets["auth"] = {"redirect_uri": "http://localhost:8501/oauth2callback",
+                          "cookie_secret": "x" * 32, "client_id": "hiqa", "client_secret": "s",
+                          "server_metadata_url": "https://id.example/.well-known/openid"}
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.chat_input and at.title[0].value == "HiQA"  # nothing but the login button
+    return _by_label(at.button, "Log in").label + " required"
+
+
 def _app_lexicon_unterminated(env: dict[str, Any]) -> str:
     at = _app(env, "app_pages/ingest.py")
     at.file_uploader[1].upload("lex.csv", (env["files"] / "unterminated.csv").read_bytes())
@@ -514,6 +529,8 @@ APP_CASES = [
     Case("app: data dir without HIQA_ALLOWED_DIRS", "app", r"can be chosen only inside "
          r"HIQA_ALLOWED_DIRS", code=0, call=_app_data_dir_off),
     Case("app: wrong password", "app", r"Wrong password", code=0, call=_app_password),
+    Case("app: OIDC login configured, not logged in", "app", r"Log in required", code=0,
+         call=_app_oidc_login),
     Case("app: lexicon with an unterminated quote", "app", r"line 3: a quote .* is opened and "
          r"never closed", code=0, call=_app_lexicon_unterminated),
     Case("app: empty question", "app", r"the question is empty", code=0, call=_app_empty_question),
