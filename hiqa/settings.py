@@ -20,8 +20,7 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("HIQA_LLM_API_KEY", "API key for the chat endpoint"),
     ("HIQA_LLM_TIMEOUT", "seconds before an LLM call fails (60)"),
     ("HIQA_DEMO_DIR", "the demo corpus and its shipped vectors (data/demo)"),
-    ("HIQA_ALLOWED_DIRS", "app only: folders (':'-separated) server paths may come from (unset: "
-                          "uploads only)"),
+    ("HIQA_ALLOWED_DIRS", "app only: folders (':'-separated) it may read server paths from"),
     ("HIQA_APP_PASSWORD", "app only: shared password asked before any page (unset: none)"),
 )
 """Every variable ``Settings`` reads, with what it sets: ``hiqa --help`` prints this table, the
