@@ -275,6 +275,12 @@ INJECTED = """() => {
 }"""
 
 
+PLOT_TEXTS = ("() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(gd => "
+              "(gd.data || []).flatMap(t => [t.name || '', ...[].concat(t.text || [])]))")
+SECTION_TRACES = ("() => [...document.querySelectorAll('.js-plotly-plot')].some(gd => "
+                  "(gd.data || []).some(t => (t.name || '').toLowerCase().includes('login here')))")
+
+
 def assert_nothing_injected(page, where: str) -> None:
     settle(page)
     found = page.evaluate(INJECTED)
@@ -325,9 +331,11 @@ def test_markup_in_documents_stays_text_on_every_page(server, page, tmp_path):
 
     goto(page, "Embedding space")
     page.locator(".js-plotly-plot").nth(1).wait_for(timeout=BUILD_TIMEOUT_MS)
-    page.get_by_text("section name").first.click()  # headings become the legend
-    page.wait_for_function("() => document.querySelector('.js-plotly-plot')"
-                           ".textContent.toLowerCase().includes('login here')", timeout=120_000)
+    page.get_by_text("section name").first.click()  # headings become the trace names
+    page.wait_for_function(SECTION_TRACES, timeout=120_000)
+    labels = page.evaluate(PLOT_TEXTS)  # legend names and hover texts handed to Plotly
+    assert any("&lt;a href=" in label for label in labels), "the headings are not in the plots"
+    assert not any("<a " in label or "<img" in label for label in labels)
     assert_nothing_injected(page, "Embedding space")
 
     goto(page, "Evaluate & tune")
