@@ -223,10 +223,10 @@ CLI = [
 
 READ_ONLY = [
     Case("read-only data dir: search", "readonly",
-         r"cannot use the data directory .*it is read-only",
+         r"cannot use the data directory .*(it is read-only|permission denied)",
          code=1, argv=S()),
     Case("read-only data dir: ingest", "readonly",
-         r"cannot use the data directory .*it is read-only",
+         r"cannot use the data directory .*(it is read-only|permission denied)",
          code=1, argv=("ingest", "{files}/latin1.md", "-c", "docs")),
     Case("read-only data dir: collections", "readonly",
          r"cannot use the data directory .*Fix: make it writable", code=1, argv=("collections",)),
@@ -553,6 +553,10 @@ def _fill(text: str, env: dict[str, Any]) -> str:
     return text.replace("{data}", str(env["data"])).replace("{files}", str(env["files"]))
 
 
+def _hung(signum: int, frame: Any) -> None:
+    raise TimeoutError("the command hung for 60 s (a FIFO read blocks until a writer comes)")
+
+
 def run_cli(case: Case, env: dict[str, Any], capsys: pytest.CaptureFixture[str],
             monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
     argv = [_fill(a, env) for a in case.argv]
@@ -561,6 +565,7 @@ def run_cli(case: Case, env: dict[str, Any], capsys: pytest.CaptureFixture[str],
     with monkeypatch.context() as mp:
         for key, value in case.env.items():
             mp.setenv(key, _fill(value, env))
+        previous = signal.signal(signal.SIGALRM, _hung)
         signal.alarm(60)  # a FIFO must not hang the suite if the fix regresses
         try:
             code = cli.main(argv)
@@ -568,6 +573,7 @@ def run_cli(case: Case, env: dict[str, Any], capsys: pytest.CaptureFixture[str],
             code = int(exc.code or 0)
         finally:
             signal.alarm(0)
+            signal.signal(signal.SIGALRM, previous)
     out = capsys.readouterr()
     return code, out.out + out.err
 
@@ -654,3 +660,13 @@ def test_ingest_after_a_fifo_is_not_blocked(env, capsys) -> None:
 def test_the_readme_states_the_count() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert f"{len(CASES)} bad inputs" in readme
+
+
+def test_the_app_listens_on_localhost_and_its_secrets_stay_out_of_git() -> None:
+    import tomllib
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["server"]["address"] == "127.0.0.1"
+    ignored = subprocess.run(["git", "check-ignore", "-q", ".streamlit/secrets.toml"], cwd=ROOT,
+                             check=False)
+    assert ignored.returncode == 0, ".streamlit/secrets.toml is not git-ignored"
