@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -553,8 +553,27 @@ def _fill(text: str, env: dict[str, Any]) -> str:
     return text.replace("{data}", str(env["data"])).replace("{files}", str(env["files"]))
 
 
-def _hung(signum: int, frame: Any) -> None:
-    raise TimeoutError("the command hung for 60 s (a FIFO read blocks until a writer comes)")
+class FifoWatchdog:
+    """Unblocks a read of ``fifo`` after ``seconds`` by opening it for writing, so a regression
+    fails one case instead of hanging the suite (a signal cannot interrupt the blocked read:
+    it may be delivered to one of the process's other threads)."""
+
+    def __init__(self, fifo: Path, seconds: float = 30.0):
+        self.fifo, self.fired = fifo, False
+        self._timer = threading.Timer(seconds, self._unblock)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _unblock(self) -> None:
+        try:
+            fd = os.open(self.fifo, os.O_WRONLY | os.O_NONBLOCK)  # ENXIO: nobody is reading
+        except OSError:
+            return
+        self.fired = True
+        os.close(fd)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
 
 
 def run_cli(case: Case, env: dict[str, Any], capsys: pytest.CaptureFixture[str],
@@ -565,15 +584,14 @@ def run_cli(case: Case, env: dict[str, Any], capsys: pytest.CaptureFixture[str],
     with monkeypatch.context() as mp:
         for key, value in case.env.items():
             mp.setenv(key, _fill(value, env))
-        previous = signal.signal(signal.SIGALRM, _hung)
-        signal.alarm(60)  # a FIFO must not hang the suite if the fix regresses
+        watchdog = FifoWatchdog(env["files"] / "pipe.md")
         try:
             code = cli.main(argv)
         except SystemExit as exc:  # argparse
             code = int(exc.code or 0)
         finally:
-            signal.alarm(0)
-            signal.signal(signal.SIGALRM, previous)
+            watchdog.cancel()
+    assert not watchdog.fired, "the command blocked on the FIFO until the watchdog wrote to it"
     out = capsys.readouterr()
     return code, out.out + out.err
 
@@ -648,8 +666,11 @@ def test_debug_works_after_the_subcommand_and_before_it(env, capsys) -> None:
 def test_ingest_after_a_fifo_is_not_blocked(env, capsys) -> None:
     """The FIFO did not leave the ingest lock held: a real ingest runs right after."""
     files = env["files"]
+    watchdog = FifoWatchdog(files / "pipe.md")
     assert cli.main(["--data-dir", str(env["data"]), "ingest", str(files / "pipe.md"),
                      "-c", "docs"]) == 1
+    watchdog.cancel()
+    assert not watchdog.fired
     col = _col(env)
     with col._ingest_lock():
         pass
