@@ -28,7 +28,13 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.errors import AppTestError
 
 from hiqa import cli, store
-from hiqa.collection import Collection, check_name
+from hiqa.collection import (
+    DEFAULT_ALPHA,
+    DEFAULT_BETA,
+    DEFAULT_METHOD,
+    Collection,
+    check_name,
+)
 from hiqa.errors import CollectionError, DocumentError, HiqaError, LLMError, ParameterError
 from hiqa.formats.textio import decode_bytes
 from hiqa.settings import Settings
@@ -39,6 +45,7 @@ APP = str(ROOT / "app.py")
 NAMES = ("wc.1.md", "head.1.md", "tail.1.md")
 KNOWN_QUESTION = "print the newline counts"
 KNOWN_DOC = "wc.1.md"
+DEFAULT_PRESET = {"method": DEFAULT_METHOD, "alpha": DEFAULT_ALPHA, "beta": DEFAULT_BETA}
 
 
 # ------------------------------------------------------------------ fixtures
@@ -269,7 +276,7 @@ def _stored_preset_is_reported(env: dict[str, Any]) -> Any:
     col._save_meta()
     try:
         again = _col(env)
-        assert again.preset == {"method": "minmax", "alpha": 0.5, "beta": 0.2}
+        assert again.preset == DEFAULT_PRESET
         assert again.search(KNOWN_QUESTION, k=1)[0].segment.doc_id == KNOWN_DOC
         raise HiqaError(again.preset_problem)
     finally:
@@ -309,7 +316,7 @@ def _save_bad_preset(env: dict[str, Any]) -> Any:
     try:
         col.save_preset("minmax", 5, -3)
     finally:
-        assert _col(env).preset == {"method": "minmax", "alpha": 0.5, "beta": 0.2}  # not saved
+        assert _col(env).preset == DEFAULT_PRESET  # not saved
 
 
 API = [
