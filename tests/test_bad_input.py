@@ -119,8 +119,9 @@ class Case:
     """One bad input: how to run it, the message it must produce and the exit code.
 
     ``kind`` is ``cli`` (``argv`` for ``hiqa``, with ``{data}``/``{files}`` placeholders),
-    ``readonly`` (the same, in a process that sees the data dir read-only), ``api`` (``call``
-    must raise ``error``) or ``app`` (``call`` drives an AppTest and returns the shown text).
+    ``readonly`` (the same, in a process that sees the data dir read-only), ``toplevel`` (``call``
+    replaces a command and raises what no command anticipates), ``api`` (``call`` must raise
+    ``error``) or ``app`` (``call`` drives an AppTest and returns the shown text).
     ``code`` is the CLI's exit code; for the API and the app, where there is none, it is 0.
     """
 
