@@ -502,7 +502,7 @@ def _app_empty_question(env: dict[str, Any]) -> str:
 
 def _app_bad_collection_name(env: dict[str, Any]) -> str:
     at = _app(env, "app_pages/ingest.py")
-    _by_label(at.selectbox, "Into collection").set_value("➕ New collection…")
+    _by_label(at.radio, "Into").set_value("new")
     _by_label(at.text_input, "New collection name").set_value("nl\nx")
     _by_label(at.button, "Ingest").click().run()
     return _shown(at)
@@ -510,11 +510,12 @@ def _app_bad_collection_name(env: dict[str, Any]) -> str:
 
 def _app_binary_upload(env: dict[str, Any]) -> str:
     at = _app(env, "app_pages/ingest.py")
-    _by_label(at.selectbox, "Into collection").set_value("docs")
+    _by_label(at.radio, "Into").set_value("existing")
+    _by_label(at.selectbox, "Existing collection").set_value("docs")
     at.file_uploader[0].upload("notes.md", b"\x89PNG\r\n\x1a\n\x00\x00binary")
     _by_label(at.button, "Ingest").click().run()
-    errors = [str(v) for frame in at.dataframe if "error" in frame.value
-              for v in frame.value["error"]]
+    errors = [str(v) for frame in at.dataframe if "reason" in frame.value
+              for v in frame.value["reason"]]
     return "\n".join(errors) + _shown(at)
 
 
@@ -530,8 +531,9 @@ APP_CASES = [
          r"app may read", code=0, call=_app_folder_outside),
     Case("app: eval corpus outside the allowed roots", "app", r"Corpus folder: /etc is outside "
          r"the folders", code=0, call=_app_eval_corpus_outside),
-    Case("app: eval questions path without HIQA_ALLOWED_DIRS", "app", r"The shipped demo only: "
-         r"set HIQA_ALLOWED_DIRS", code=0, call=_app_eval_questions_off),
+    Case("app: eval questions path without HIQA_ALLOWED_DIRS", "app", r"Without "
+         r"HIQA_ALLOWED_DIRS on the server: the shipped demo and uploaded collections only",
+         code=0, call=_app_eval_questions_off),
     Case("app: data dir outside the allowed roots", "app", r"Data directory: / is outside the "
          r"folders", code=0, call=_app_data_dir_outside),
     Case("app: data dir without HIQA_ALLOWED_DIRS", "app", r"can be chosen only inside "
