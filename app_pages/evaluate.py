@@ -75,7 +75,9 @@ with st.form("eval"):
 
 if run:
     qpath: Path | None = None
-    app_folders = (DEMO, settings().data_dir / "uploads")  # what the app itself holds
+    # what the app itself holds: the shipped demo (or HIQA_DEMO_DIR's copy) and the uploads
+    app_folders = tuple(p for p in (DEMO, settings().demo_override, settings().data_dir / "uploads")
+                        if p is not None)
     if upload is None and questions.strip():
         qpath = server_path(questions, "Questions JSONL", extra=app_folders)
     corpus_path = (server_path(corpus, "Corpus folder", extra=app_folders) if corpus.strip()
