@@ -155,12 +155,17 @@ def _llamaindex_documents(files: list[Path], root: Path) -> list[Any]:
     return docs
 
 
+def _plain(heading: str) -> str:
+    """A Markdown heading's words: pymupdf4llm writes ``## **OPTIONS**``."""
+    return " ".join(re.sub(r"[*_`]+", " ", heading).split())
+
+
 def _node_unit(node: Any) -> Unit:
     header = node.metadata.get("header_path", "/")
-    parents = [p for p in header.strip("/").split("/") if p] if header else []
+    parents = [_plain(p) for p in header.strip("/").split("/") if p] if header else []
     first = node.get_content().lstrip().split("\n", 1)[0]
     m = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", first)
-    own = [m.group(1)] if m else []
+    own = [_plain(m.group(1))] if m else []
     return Unit(node.metadata["file_name"], ("", *parents, *own))
 
 

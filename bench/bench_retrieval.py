@@ -68,7 +68,7 @@ from hiqa.lexical import K1, B, LexicalIndex
 from hiqa.segment import segment_document
 from hiqa.settings import Settings
 from hiqa.store import close_all, tune_local_storage
-from hiqa.tokenize import tokenize
+from hiqa.lexical import terms as tokenize  # the lexical route's terms (stemmed words)
 
 DIM = 384
 SEGMENTS_PER_DOC = 11.0  # man pages give ~11.7 HCA segments each; used to size the corpus
