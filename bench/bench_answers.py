@@ -2,7 +2,8 @@
 
     python bench/bench_answers.py                          # extractive answers (no LLM)
     python bench/bench_answers.py --llm-base-url http://127.0.0.1:8765/v1 --llm-model NAME
-    python bench/bench_answers.py --data-dir /tmp/hiqa-bench-answers   # reuse a built demo
+    python bench/bench_answers.py --data-dir answers-data   # reuse a built demo
+    python bench/bench_answers.py --quick                  # smoke run: the first 3 questions
 
 Each line of ``data/demo/questions.jsonl`` carries a short ``answer_phrase`` quoted from the
 gold section (e.g. "default fillfactor of 90").  For every question the demo collection is
@@ -75,8 +76,11 @@ def main() -> int:
     parser.add_argument("--llm-base-url", help="answer with this endpoint instead (…/v1)")
     parser.add_argument("--llm-model", help="model name for --llm-base-url")
     parser.add_argument("--show", action="store_true", help="print every answer")
+    parser.add_argument("--quick", action="store_true", help="smoke run: the first 3 questions")
     args = parser.parse_args()
     rows = load(args.questions)
+    if args.quick:
+        rows = rows[:3]
     tmp = None
     if args.data_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="hiqa-bench-answers-")
@@ -90,13 +94,15 @@ def main() -> int:
                                   max_tokens=200))
     mode = f"LLM {args.llm_model or args.llm_base_url}" if llm else "extractive"
     results = run(col, rows, llm)
-    print(f"Demo answers ({mode}), {len(results)} questions from {demo_dir(settings)}, top {TOP_K}")
-    print(f"{'id':5} {'ok':3} {'ctx':3} {'s':>5}  gold phrase")
+    print(f"Demo answers ({mode}), {len(results)} questions from {demo_dir(settings)}, top {TOP_K}\n")
+    print("| id | phrase in answer | phrase in context | s | gold phrase |")
+    print("|---|---|---|---:|---|")
     for r in results:
-        print(f"{r['id']:5} {'yes' if r['correct'] else 'no':3} "
-              f"{'yes' if r['in_context'] else 'no':3} {r['seconds']:5.1f}  {r['phrase']}")
+        print(f"| {r['id']} | {'yes' if r['correct'] else 'no'} | "
+              f"{'yes' if r['in_context'] else 'no'} | {r['seconds']:.1f} | {r['phrase']} |")
+    for r in results:
         if args.show or not r["correct"]:
-            print(f"      answer: {r['answer'][:300]}")
+            print(f"\n{r['id']} answer: {r['answer'][:300]}")
     n = len(results)
     correct = sum(r["correct"] for r in results)
     reachable = sum(r["in_context"] for r in results)

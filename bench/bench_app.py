@@ -125,7 +125,9 @@ def main() -> None:
                 'input[type="range"]')
             slider.focus()
             times = []
-            value = 0.5
+            from hiqa.collection import DEFAULT_ALPHA
+
+            value = DEFAULT_ALPHA  # the slider starts at the collection's preset
             for i in range(args.moves):
                 key = "ArrowLeft" if i % 2 == 0 else "ArrowRight"
                 value = round(value + (-0.05 if key == "ArrowLeft" else 0.05), 2)

@@ -280,7 +280,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--corpus", type=Path)
     ap.add_argument("--questions", type=Path)
     ap.add_argument("--quick", action="store_true",
-                    help="smoke run on a 3-page dev corpus, 5 questions (LlamaIndex if installed)")
+                    help="smoke run on a 3-page dev corpus, 5 questions (LlamaIndex if installed); "
+                         "--corpus and --questions are ignored")
     ap.add_argument("--systems", default=",".join(SYSTEMS),
                     help=f"comma-separated subset of {', '.join(SYSTEMS)}")
     ap.add_argument("--data-dir", type=Path, default=None,
@@ -288,8 +289,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="write the results as JSON keyed by system")
     args = ap.parse_args(argv)
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
-    if args.quick:
+    if args.quick:  # the smallest run through every stage; --corpus/--questions are ignored
         args.corpus = ensure_dev_corpus(scratch("hiqa-peers-quick"), 3)
+        args.questions = args.corpus / "questions-named.jsonl"
         if args.data_dir is None:
             args.data_dir = scratch("hiqa-peers-quick-data")
         if importlib.util.find_spec("llama_index") is None and "llamaindex" in systems:
@@ -298,10 +300,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.corpus is None:
         ap.error("--corpus is required (or --quick)")
     if args.questions is None:
-        named = args.corpus / "questions-named.jsonl"
-        args.questions = named if args.quick and named.exists() else None
-        if args.questions is None:
-            ap.error("--questions is required (or --quick)")
+        ap.error("--questions is required (or --quick)")
     bad = [s for s in systems if s not in SYSTEMS]
     if bad:
         ap.error(f"unknown system(s) {', '.join(bad)}; choose from {', '.join(SYSTEMS)}")
@@ -323,13 +322,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         results["llamaindex"] = run_llamaindex(args.corpus, ev.files, questions, settings, log)
     if "bm25" in systems:
         results["bm25"] = run_bm25(ev.docs, questions)
-    print(f"{args.questions.name}: {len(questions)} questions, {len(ev.files)} documents")
-    print(f"{'system':22} {'units':>6} {'R@5':>6} {'MRR':>6} {'nDCG10':>6} {'LogRk':>6}"
-          f"  R@5 95% CI")
+    print(f"### {args.corpus.name} · {args.questions.name}: {len(questions)} questions, "
+          f"{len(ev.files)} documents\n")
+    print("| system | units | Recall@5 | MRR | nDCG@10 | Log-Rank | Recall@5 95% CI |")
+    print("|---|---:|---:|---:|---:|---:|---|")
     for name, r in results.items():
         ci = r["recall@5_ci"]
-        print(f"{name:22} {r['units']:6} {r['recall@5']:6.3f} {r['mrr']:6.3f} {r['ndcg@10']:6.3f} "
-              f"{r['log_rank']:6.3f}  [{ci[0]:.3f}, {ci[1]:.3f}]")
+        print(f"| {name} | {r['units']} | {r['recall@5']:.3f} | {r['mrr']:.3f} | "
+              f"{r['ndcg@10']:.3f} | {r['log_rank']:.3f} | [{ci[0]:.3f}, {ci[1]:.3f}] |")
     if args.out:
         args.out.write_text(json.dumps({"corpus": str(args.corpus),
                                         "questions": str(args.questions),

@@ -338,7 +338,9 @@ def test_real_model_on_the_hard_pdf(tmp_path: Path, llm_server: str, dead_url: s
     print("\n" + report.summary())
     assert report.model == MODEL_ALIAS and report.windows == 2 and report.cached_windows == 0
     assert report.prompt_tokens > 0 and report.completion_tokens > 0
-    assert 0.0 <= report.llm_score <= 1.0 and report.rule_score < CONFIDENCE_THRESHOLD
+    # (the layout rules now find this small PDF's three headings, so its rule score is high:
+    # the call is forced here, as ``--llm-format always`` does)
+    assert 0.0 <= report.llm_score <= 1.0 and 0.0 <= report.rule_score <= 1.0
     assert report.used == ("llm" if report.ok else "rule")
     if not report.ok:
         assert doc.sections == rule.sections and "failed validation" in doc.warnings[-1]

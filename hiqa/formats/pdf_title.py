@@ -33,7 +33,7 @@ _FILE_SUFFIX = re.compile(r"\.(?:pdf|docx?|odt|rtf|tex|dvi|ps|txt|md|html?|indd|
 _TOOL_PREFIX = re.compile(
     r"^(?:microsoft (?:word|powerpoint|excel)\s*-|untitled(?: document)?(?:[\s_-]*\d+)?$)", re.I
 )
-_PATH_LIKE = re.compile(r"^(?:[a-z]:\\|/|~/|\\\\)", re.I)  # C:\..., /home/..., \\server
+_PATH_LIKE = re.compile(r"^(?:[a-z]:\\|/|~/|\\\\)", re.I)  # a drive, root, home or UNC path
 _PAGE_LIKE = re.compile(r"^(?:page\s*)?[\divxlc]+(?:\s*(?:of|/)\s*\d+)?$", re.I)
 _NOTICE = re.compile(r"©|\(c\)|\bcopyright\b|\ball rights reserved\b|\bconfidential\b", re.I)
 _GENERIC = frozenset(
