@@ -26,6 +26,16 @@ col = current_collection()
 assert col is not None
 
 
+TITLE_SOURCES = {
+    "metadata": "from the file's own title (metadata, <title> or front matter)",
+    "title_block": "from the title block of the first page",
+    "running_header": "from the running header or footer that names the document",
+    "heading": "from the first top-level heading",
+    "filename": "from the file name",
+}
+"""Where a title came from, as the title rule (README, Design notes) orders the sources."""
+
+
 @st.cache_data(show_spinner="Loading segments…", max_entries=8)
 def load_segments(data_dir: str, name: str, generation: str) -> list:
     return col.segments()
@@ -106,6 +116,9 @@ with tree_col:
                               f"({counts[d]} matching segments)")
     record = col.documents.get(doc_id, {})
     title = record.get("title") or doc_id
+    source_of_title = TITLE_SOURCES.get(record.get("title_source", ""), "")
+    st.caption(f"Document title: **{escape_markdown(title)}**"
+               + (f" · {source_of_title}" if source_of_title else ""))
     # segments carry their node kind; a collection ingested before they did is parsed again
     terms = {tuple(normalize_title(p) for p in s.section_path)
              for s in segments if s.doc_id == doc_id and s.kind == "term"}

@@ -487,7 +487,8 @@ class Collection:
         md_path = self.settings.markdown_dir / self.name / (safe_doc_name(doc_id) + ".md")
         _atomic_write(md_path, doc.markdown)
         self.meta["documents"][doc_id] = {
-            "title": doc.title, "source": str(path), "hash": version, "format": doc.format,
+            "title": doc.title, "title_source": doc.metadata.get("title_source", ""),
+            "source": str(path), "hash": version, "format": doc.format,
             "pages": doc.page_count, "sections": sum(1 for s in doc.sections if s.level > 0),
             "segments": len(segments), "keywords": keywords, "warnings": list(doc.warnings),
             "markdown": str(md_path), "ingested_at": time.time(),

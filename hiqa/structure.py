@@ -32,11 +32,17 @@ class _Open:
 
 
 def choose_title(metadata_title: str | None, headings: list[Heading], source: str) -> str:
-    """Document title rule: PDF metadata title -> first top-level heading -> file name.
+    """Document title rule: metadata title -> first top-level heading -> file name."""
+    return choose_title_and_source(metadata_title, headings, source)[0]
+
+
+def choose_title_and_source(metadata_title: str | None, headings: list[Heading],
+                            source: str) -> tuple[str, str]:
+    """The title and where it came from (``metadata`` | ``heading`` | ``filename``).
 
     "Top-level" means the shallowest level used in the document.  Metadata titles that are
     blank or look like a file name written by a tool ("Microsoft Word - x.doc", "untitled")
-    are ignored.
+    are ignored.  PDFs choose their title in ``hiqa.formats.pdf_title`` and pass it here.
     """
     if metadata_title:
         t = " ".join(metadata_title.split())
@@ -44,13 +50,13 @@ def choose_title(metadata_title: str | None, headings: list[Heading], source: st
         if t and not low.startswith(("microsoft word", "untitled")) and not low.endswith(
             (".doc", ".docx", ".pdf", ".tex", ".dvi")
         ):
-            return t
+            return t, "metadata"
     if headings:
         top = min(h.level for h in headings)
-        return next(h.title for h in headings if h.level == top)
+        return next(h.title for h in headings if h.level == top), "heading"
     name = os.path.basename(source)
     stem = name.rsplit(".", 1)[0] if "." in name else name
-    return stem or name
+    return stem or name, "filename"
 
 
 def build_document(
@@ -67,7 +73,8 @@ def build_document(
     """Assemble a ``Document`` from parser events (see module docstring)."""
     events = resolve_terms(list(events))
     headings = [e for e in events if isinstance(e, Heading) and e.kind == "heading"]
-    title = choose_title(metadata_title, headings, source)
+    title, title_source = choose_title_and_source(metadata_title, headings, source)
+    metadata = {"title_source": title_source, **(metadata or {})}
 
     parts: list[str] = []
     pos = 0

@@ -226,3 +226,13 @@ def test_decode_refuses_mostly_symbols():
 
     with pytest.raises(DocumentError, match="does not look like text"):
         decode_bytes("%%%% $$$$ ### 12 ± € ¶ ¤ \n".encode("cp1252") * 20, "f.txt")
+
+
+@pytest.mark.parametrize("text, title, source", [
+    ("---\ntitle: Front Matter\n---\n# Heading\n\nx\n", "Front Matter", "metadata"),
+    ("# First Heading\n\nx\n\n## Sub\n\ny\n", "First Heading", "heading"),
+    ("no heading at all, just text\n", "plain-notes", "filename"),
+])
+def test_title_source_is_recorded(tmp_path, text, title, source):
+    doc = load_document(write(tmp_path, "plain-notes.md", text))
+    assert (doc.title, doc.metadata["title_source"]) == (title, source)
