@@ -32,6 +32,7 @@ TITLE_SOURCES = {
     "running_header": "from the running header or footer that names the document",
     "heading": "from the first top-level heading",
     "filename": "from the file name",
+    "user": "corrected by hand",
 }
 """Where a title came from, as the title rule (README, Design notes) orders the sources."""
 
@@ -119,6 +120,24 @@ with tree_col:
     source_of_title = TITLE_SOURCES.get(record.get("title_source", ""), "")
     st.caption(f"Document title: **{escape_markdown(title)}**"
                + (f" · {source_of_title}" if source_of_title else ""))
+    with st.expander("Correct the title", icon=":material/edit:"):
+        with st.form(f"title_form_{doc_id}", clear_on_submit=False, border=False):
+            new_title = st.text_input("Title", value=title, key=f"title_{doc_id}",
+                                      help="Every cascaded path of this document starts with "
+                                           "it; only this document is re-embedded")
+            fix, reset = st.columns(2)
+            save = fix.form_submit_button("Re-embed with this title", type="primary")
+            back = reset.form_submit_button("Back to the title rule",
+                                            disabled="title_override" not in record)
+        if save or back:
+            with st.spinner("Re-augmenting and re-embedding this document…"):
+                done = guarded(lambda: col.set_title(doc_id, None if back else new_title),
+                               "Title not changed")
+            if done is not None:
+                # the document's points are new: keep showing it, at its first segment
+                first = col.segments(doc_id)[0].segment_id
+                st.session_state["segment"] = st.session_state["tree_for"] = first
+                st.rerun()
     # segments carry their node kind; a collection ingested before they did is parsed again
     terms = {tuple(normalize_title(p) for p in s.section_path)
              for s in segments if s.doc_id == doc_id and s.kind == "term"}

@@ -144,6 +144,28 @@ def _cmd_remove_doc(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_title(args: argparse.Namespace) -> int:
+    from .collection import Collection
+
+    col = Collection(args.collection, settings_of(args))
+    record = col.documents.get(args.doc)
+    if args.title is None and not args.reset:
+        if record is None:
+            print(f"error: no document {args.doc!r} in collection {col.name!r}", file=sys.stderr)
+            return 2
+        row = {"doc": args.doc, "title": record.get("title", ""),
+               "source": record.get("title_source", "")}
+        print(json.dumps(row, ensure_ascii=False) if args.json
+              else f"{row['title']}  ({row['source'] or 'title rule'})")
+        return 0
+    result = col.set_title(args.doc, None if args.reset else args.title)
+    row = {"doc": args.doc, "title": col.documents[args.doc]["title"], "status": result.status,
+           "segments": result.segments}
+    print(json.dumps(row, ensure_ascii=False) if args.json
+          else f"{args.doc}: title {row['title']!r}, {result.segments} segments re-embedded")
+    return 0
+
+
 def _cmd_delete(args: argparse.Namespace) -> int:
     from .collection import Collection
 
@@ -295,6 +317,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("doc", nargs="+", help="document id(s) as shown by ingest")
     p.add_argument("--collection", "-c", required=True)
     p.set_defaults(func=_cmd_remove_doc)
+
+    p = sub.add_parser("title", help="show or correct a document's title (re-embeds that "
+                       "document only)")
+    p.add_argument("doc", help="document id as shown by ingest")
+    p.add_argument("title", nargs="?", help="the corrected title (omit to show the current one)")
+    p.add_argument("--reset", action="store_true", help="back to the title rule's choice")
+    p.add_argument("--collection", "-c", required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_title)
 
     p = sub.add_parser("delete-collection", help="delete a whole collection")
     p.add_argument("collection")

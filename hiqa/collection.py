@@ -140,6 +140,11 @@ def hits_from(ranking: Ranking, c: Candidates, segments: dict[str, Segment], k: 
     return out
 
 
+def titled_version(content_hash: str, title: str) -> str:
+    """The version of a document whose title the user corrected: content and title together."""
+    return hashlib.sha256(f"{content_hash}\x1f{title}".encode()).hexdigest()
+
+
 def file_hash(path: Path) -> str:
     """SHA-256 of a regular file; anything else raises ``DocumentError``.
 
@@ -400,11 +405,11 @@ class Collection:
             changed = False
             replaced: list[tuple[str, str]] = []
             last_commit = time.monotonic()
-            seen = {m["hash"]: d for d, m in self.meta["documents"].items()}
+            seen = {m.get("file_hash", m["hash"]): d for d, m in self.meta["documents"].items()}
             for path, doc_id in files:
                 t0 = time.perf_counter()
                 try:
-                    version = file_hash(path)
+                    version = content = file_hash(path)
                 except DocumentError as exc:
                     results.append(IngestResult(doc_id, "failed", error=exc.reason))
                     continue
@@ -412,12 +417,15 @@ class Collection:
                     results.append(IngestResult(doc_id, "failed", error=(
                         f"cannot read: {exc.strerror or exc}")))
                     continue
-                if seen.get(version, doc_id) != doc_id:
+                if seen.get(content, doc_id) != doc_id:
                     results.append(IngestResult(doc_id, "skipped", error=(
-                        f"duplicate of {seen[version]} (same content); not indexed twice")))
+                        f"duplicate of {seen[content]} (same content); not indexed twice")))
                     continue
-                seen[version] = doc_id
+                seen[content] = doc_id
                 old = self.meta["documents"].get(doc_id)
+                title = (old or {}).get("title_override")
+                if title:  # a corrected title is part of the version: new paths, new points
+                    version = titled_version(content, title)
                 if old and old.get("hash") == version and not force:
                     results.append(IngestResult(doc_id, "unchanged", title=old.get("title", ""),
                                                 pages=old.get("pages", 0),
@@ -426,7 +434,8 @@ class Collection:
                     progress("index", doc_id, 1, 1)
                     continue
                 try:
-                    result = self._ingest_one(path, doc_id, version, progress, prepare)
+                    result = self._ingest_one(path, doc_id, version, progress, prepare, title)
+                    self.meta["documents"][doc_id]["file_hash"] = content
                 except DocumentError as exc:
                     results.append(IngestResult(doc_id, "failed", error=exc.reason,
                                                 seconds=time.perf_counter() - t0))
@@ -451,13 +460,16 @@ class Collection:
         return results
 
     def _ingest_one(self, path: Path, doc_id: str, version: str, progress: Progress,
-                    prepare: Callable[[Document], Document] | None) -> IngestResult:
+                    prepare: Callable[[Document], Document] | None,
+                    title: str | None = None) -> IngestResult:
         from .formats import load_document
 
         progress("format", doc_id, 0, 1)
         doc = load_document(path, doc_id=doc_id)
         if prepare is not None:
             doc = prepare(doc)
+        if title:
+            doc = replace(doc, title=title, metadata={**doc.metadata, "title_source": "user"})
         progress("format", doc_id, 1, 1)
         progress("segment", doc_id, 0, 1)
         segments = segment_document(doc, self.strategy, version=version[:16])
@@ -493,6 +505,8 @@ class Collection:
             "segments": len(segments), "keywords": keywords, "warnings": list(doc.warnings),
             "markdown": str(md_path), "ingested_at": time.time(),
         }
+        if title:
+            self.meta["documents"][doc_id]["title_override"] = title
         return IngestResult(doc_id, "added", title=doc.title, pages=doc.page_count,
                             sections=self.meta["documents"][doc_id]["sections"],
                             segments=len(segments), warnings=tuple(doc.warnings))
@@ -540,6 +554,41 @@ class Collection:
             self.client.delete(self.qdrant_name, models.PointIdsList(points=stale), wait=True)
             self.meta["generation"] = uuid.uuid4().hex
             self._save_meta()
+
+    def set_title(self, doc_id: str, title: str | None,
+                  progress: Progress | None = None) -> IngestResult:
+        """Correct a document's title (``None`` or blank: back to the title rule's choice).
+
+        Only that document is re-augmented and re-embedded: the title is part of every cascaded
+        path, so its segments get new text and new points (a new version), which replace the
+        old ones as any update does.  The correction survives later ingests of the same file.
+        """
+        record = self.meta["documents"].get(doc_id)
+        if record is None:
+            raise CollectionError(f"no document {doc_id!r} in collection {self.name!r}")
+        source = Path(record.get("source", ""))
+        if not source.is_file():
+            raise DocumentError(str(source), "the source file is gone, so the document cannot "
+                                "be segmented again; ingest it again from where it is now")
+        posix = source.as_posix()
+        if posix != doc_id and not posix.endswith("/" + doc_id):
+            raise CollectionError(f"cannot tell the ingest root of {doc_id!r} from {source}")
+        clean = " ".join((title or "").split())
+        previous = record.get("title_override")
+        if clean:
+            record["title_override"] = clean
+        else:
+            record.pop("title_override", None)
+        try:
+            results = self.ingest([source], root=posix[: len(posix) - len(doc_id)] or ".",
+                                  progress=progress)
+        except BaseException:
+            if previous is None:
+                record.pop("title_override", None)
+            else:
+                record["title_override"] = previous
+            raise
+        return results[0]
 
     def remove_document(self, doc_id: str) -> None:
         if doc_id not in self.meta["documents"]:

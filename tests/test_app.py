@@ -205,6 +205,21 @@ def test_segments_page_tree_details_and_filters(app):
     assert any("*Miscellaneous hash functions*" in x for x in tree)  # ancestor kept, in italics
 
 
+def test_segments_page_corrects_a_title(app):
+    at = app.switch_page("app_pages/segments.py").run()
+    at.selectbox(key="tree_doc").set_value("tail.1.md").run()
+    assert "Document title: **tail\\(1\\)** · from the first top-level heading" in texts(
+        at.caption)
+    at.text_input(key="title_tail.1.md").set_value("tail, the file follower")
+    by_label(at.button, "Re-embed with this title").click().run()
+    assert not at.exception and not at.error
+    assert "**tail, the file follower** · corrected by hand" in texts(at.caption)
+    assert any(c.value.startswith("tail, the file follower > ") for c in at.code)  # augmented
+    by_label(at.button, "Back to the title rule").click().run()
+    assert not at.exception
+    assert "Document title: **tail\\(1\\)**" in texts(at.caption)
+
+
 # ------------------------------------------------------------------ embedding
 def test_embedding_page_plots_and_separation(app):
     at = app.switch_page("app_pages/embedding.py").run()

@@ -44,6 +44,15 @@ def test_ingest_search_ask_space_preset(settings, corpus, capsys):
     assert space["hca"]["knn_purity"] >= space["content"]["knn_purity"]
     assert run(settings, "preset", "-c", "man", "--alpha", "0.3", "--method", "rrf") == 0
     assert json.loads(capsys.readouterr().out) == {"method": "rrf", "alpha": 0.3, "beta": 0.2}
+    assert run(settings, "title", "wc.1.md", "-c", "man", "--json") == 0
+    assert json.loads(capsys.readouterr().out) == {"doc": "wc.1.md", "title": "wc(1)",
+                                                   "source": "heading"}
+    assert run(settings, "title", "wc.1.md", "word count", "-c", "man", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["title"] == "word count"
+    assert run(settings, "search", "word count", "-c", "man", "--json", "-k", "1") == 0
+    assert json.loads(capsys.readouterr().out)[0]["path"][0] == "word count"
+    assert run(settings, "title", "wc.1.md", "--reset", "-c", "man") == 0
+    assert "'wc(1)'" in capsys.readouterr().out
     assert run(settings, "remove-doc", "zh.md", "-c", "man") == 0
     capsys.readouterr()
     assert run(settings, "collections", "--json") == 0

@@ -205,3 +205,30 @@ def test_registry_without_its_qdrant_collection_is_reindexed(settings, corpus):
     assert col2.documents == {}
     assert {r.status for r in col2.ingest([corpus])} == {"added"}
     assert col2.search("tail: follow appended data", k=1)[0].segment.doc_id == "tail.1.md"
+
+
+def test_corrected_title_reaugments_that_document_only(settings, corpus):
+    col = build(settings, corpus)
+    others = {s.segment_id for s in col.segments() if s.doc_id != "head.1.md"}
+    n_points = col.client.count(col.qdrant_name).count
+    res = col.set_title("head.1.md", "  head — output the first part of files ")
+    assert res.status == "updated"
+    segs = col.segments("head.1.md")
+    assert segs and all(s.path[0] == "head — output the first part of files" for s in segs)
+    assert all(s.augmented_text.startswith("head — output the first part of files >")
+               for s in segs)
+    record = col.documents["head.1.md"]
+    assert record["title"] == "head — output the first part of files"
+    assert record["title_source"] == "user"
+    # the other documents' points are untouched; the old version is gone, nothing leaks
+    assert {s.segment_id for s in col.segments() if s.doc_id != "head.1.md"} == others
+    assert col.client.count(col.qdrant_name).count == n_points
+    top = col.search("head — output the first part of files", k=1)[0]
+    assert top.segment.doc_id == "head.1.md"
+    # a later ingest of the unchanged file keeps the correction; a reset goes back to the rule
+    assert {r.doc_id: r.status for r in col.ingest([corpus])}["head.1.md"] == "unchanged"
+    assert col.set_title("head.1.md", None).status == "updated"
+    assert col.documents["head.1.md"]["title"] == "head(1)"
+    assert all(s.path[0] == "head(1)" for s in col.segments("head.1.md"))
+    with pytest.raises(CollectionError, match="no document"):
+        col.set_title("nope.md", "x")
