@@ -100,6 +100,10 @@ def ranking_controls() -> None:
               on_change=keep, args=("beta",))
     c4.slider("Top-k", 1, 20, key=persistent("top_k", 5), on_change=keep, args=("top_k",),
               help="Segments shown and given to the answer as context")
+    st.toggle("Adapt α to the question", key=persistent("adaptive", False), on_change=keep,
+              args=("adaptive",),
+              help="Moves α from the slider's value towards the route that singles out its "
+                   "best segment more clearly (paper A.13); the reason is shown below")
 
 
 history: list[dict[str, Any]] = st.session_state.setdefault("chat", {}).setdefault(col.name, [])
@@ -138,11 +142,17 @@ def show_evidence(turn: dict[str, Any]) -> None:
     weights = current_weights()
     result = turn["result"]
     method, alpha, beta, k = weights
+    adaptive = bool(st.session_state.get("adaptive", False))
     try:
+        if adaptive:
+            chosen = result.weights(alpha, beta)
+            alpha, beta = chosen.alpha, chosen.beta
+            st.caption(chosen.reason)  # our own words and numbers, no document text
         hits = result.rank(method, alpha, beta, k)
     except ValueError as exc:
         st.error(str(exc))
         return
+    weights = (method, alpha, beta, k)
     ids = [h.segment.segment_id for h in hits]
     view = turn.setdefault("view", {"weights": weights, "order": ids, "previous": None})
     if view["weights"] != weights:

@@ -131,6 +131,18 @@ def test_chat_extractive_answer_with_citations_and_live_rerank(app):
     assert "rrf" in texts(at.caption)
 
 
+def test_chat_adaptive_alpha_shows_its_reason(app):
+    at = ask(app, "how do I print the newline counts with wc?")
+    at.slider(key="_w_alpha").set_value(0.5).run()
+    at.toggle(key="_w_adaptive").set_value(True).run()
+    assert not at.exception
+    caption = texts(at.caption)
+    reason = next(line for line in caption.split("\n") if "from preset 0.50" in line)
+    chosen = float(reason.split()[1])  # "α 0.62 from preset 0.50: dense route more decisive …"
+    assert f"α = {chosen:.2f}," in caption  # the evidence is ranked with the chosen α
+    assert ("more decisive" in reason) == (chosen != 0.5)
+
+
 def test_chat_scope_and_clear(app):
     app.multiselect(key="_w_scope").set_value(["head.1.md"]).run()
     at = ask(app, "print the first lines")
