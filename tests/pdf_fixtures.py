@@ -544,3 +544,71 @@ def scanned_text_pdf(folder: Path) -> Path:
     scan.insert_image(scan.rect, pixmap=pix)
     src.close()
     return _save(doc, folder / "scanned_text.pdf")
+
+
+
+Row = list[tuple[float, str]]  # the pieces of one printed row: (x, text); [] for a blank row
+
+
+def _roman_page(folder: Path, name: str, rows: Sequence[Row]) -> Path:
+    """One page of rows 12 pt apart set in Times roman, the first row (a man page section
+    name) in bold."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    for n, row in enumerate(rows):
+        for x, text in row:
+            font = "tibo" if n == 0 else "tiro"
+            page.insert_text((x, 100 + 12 * n), text, fontsize=BODY_SIZE, fontname=font)
+    return _save(doc, folder / name)
+
+
+def _hanging(tag: str, body: str, same_row: bool = False) -> list[Row]:
+    """A .TP item in roman type: the tag at LEFT + 36, its description wrapped at LEFT + 72,
+    starting on the tag's row (``same_row``, a short tag) or on the row below it."""
+    tag_x, text_x = LEFT + 36, LEFT + 72
+    chunks = [[(text_x, chunk)] for chunk in _wrap(body, 80)]
+    if same_row:
+        return [[], [(tag_x, tag), *chunks[0]], *chunks[1:]]
+    return [[], [(tag_x, tag)], *chunks]
+
+
+def roman_options_pdf(folder: Path) -> Path:
+    """An OPTIONS section whose tags are roman, like xxd(1): "-a | -autoskip" alone on its row,
+    "-e" sharing its row with the description's first line."""
+    return _roman_page(
+        folder,
+        "xxd.1.pdf",
+        [
+            [(LEFT, "OPTIONS")],
+            [(LEFT + 36, "If no infile is given, standard input is read.")],
+            *_hanging("-a | -autoskip", "Toggle autoskip: a star replaces nul-lines. " + LOREM),
+            *_hanging("-c cols | -cols cols", "Format that many octets per line. " + LOREM),
+            *_hanging("-e", "Switch to little-endian hexdump. " + LOREM, same_row=True),
+        ],
+    )
+
+
+def indented_prose_pdf(folder: Path) -> Path:
+    """Roman paragraphs with a first-line indent, each ending in a short line without a full
+    stop ("see frob.conf(5) and frob-0(8):"), so that line and the next paragraph's indented
+    first line look like a tag and its description.  Long paragraphs come first, then paragraphs of two lines."""
+    rows: list[Row] = [[(LEFT, "DESCRIPTION")]]
+    for n in range(5):
+        first, *rest = _wrap(f"Paragraph {n} of the report. " + LOREM + " " + LOREM, 80)
+        rows.append([(LEFT + 54, first)])
+        if n < 2:
+            rows.extend([(LEFT + 36, chunk)] for chunk in rest)
+        rows.append([(LEFT + 36, f"see frob.conf(5) and frob-{n}(8):")])
+    return _roman_page(folder, "prose.pdf", rows)
+
+
+def single_hanging_item_pdf(folder: Path) -> Path:
+    """An ENVIRONMENT section with one roman hanging item: a one-item list is a paragraph."""
+    return _roman_page(
+        folder,
+        "one.1.pdf",
+        [
+            [(LEFT, "ENVIRONMENT")],
+            *_hanging("FROBPATH", "Where frob looks for its level tables. " + LOREM),
+        ],
+    )

@@ -279,3 +279,31 @@ def test_a_bold_word_opening_a_paragraph_is_not_a_term(tmp_path: Path) -> None:
     )
     assert not [s for s in parsed.sections if s.kind == "term"]
     assert "Note that the pump must be primed first." in parsed.markdown
+
+
+def test_roman_hanging_indent_options_are_terms(tmp_path: Path) -> None:
+    """xxd(1) sets its option tags in roman: the list is known by its layout alone."""
+    doc = _parse(fx.roman_options_pdf(tmp_path))
+    terms = [s for s in doc.sections if s.kind == "term"]
+    assert [s.title for s in terms] == ["-a | -autoskip", "-c cols | -cols cols", "-e"]
+    assert [s.path for s in terms] == [("OPTIONS", s.title) for s in terms]
+    assert terms[0].body.startswith("Toggle autoskip: a star replaces nul-lines. The committee")
+    assert terms[2].body.startswith("Switch to little-endian hexdump. The committee")  # tag cut
+    options = next(s for s in doc.sections if s.title == "OPTIONS")
+    assert options.body == "If no infile is given, standard input is read."
+
+
+def test_roman_paragraphs_with_a_first_line_indent_stay_prose(tmp_path: Path) -> None:
+    """A paragraph's short last line before the next paragraph's indented first line has the
+    shape of one item, and it repeats; the line above it (a full line at the same indent) or
+    the full line under it (back at the left edge) says it is prose."""
+    doc = _parse(fx.indented_prose_pdf(tmp_path))
+    assert not [s for s in doc.sections if s.kind == "term"]
+    assert all(f"see frob.conf(5) and frob-{n}(8):" in doc.markdown for n in range(5))
+
+
+def test_a_single_roman_hanging_item_stays_a_paragraph(tmp_path: Path) -> None:
+    doc = _parse(fx.single_hanging_item_pdf(tmp_path))
+    assert not [s for s in doc.sections if s.kind == "term"]
+    section = next(s for s in doc.sections if s.title == "ENVIRONMENT")
+    assert section.body.startswith("FROBPATH\n\nWhere frob looks for its level tables.")

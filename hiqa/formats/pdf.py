@@ -128,7 +128,8 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
         body,
         source,
     )
-    events = _events(lines, headings, scan.tables, find_terms(lines, is_term_text))
+    terms = find_terms(lines, is_term_text, (h.anchor for h in headings))
+    events = _events(lines, headings, scan.tables, terms)
     return build_document(
         doc_id=doc_id,
         source=source,
@@ -461,9 +462,10 @@ def _events(
             term = terms[i]
             raw = "\\" + term if term.startswith(("#", "- ", "* ", "+ ", ">")) else term
             events.append(Heading(0, term, ln.page, "term", raw))
-            if ln.tag >= len(ln.text):
+            rest = ln.text[ln.text.find(term) + len(term) :].strip()
+            if not rest:
                 continue
-            ln = replace(ln, text=ln.text[ln.tag :].strip(), x0=ln.rest_x, tag=0)
+            ln = replace(ln, text=rest, x0=ln.rest_x, tag=0, head=0)
         if para and (
             ln.block != para[-1].block or ln.page != para[-1].page or ln.code != para[-1].code
         ):

@@ -27,7 +27,7 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 # Line roles: what a line became once the document-wide passes ran.
@@ -46,6 +46,7 @@ _FLAG_ITALIC = 2
 _FLAG_MONO = 8
 _FLAG_BOLD = 16
 _TAB_GAP = 0.5  # em; a wider gap between spans sets a term apart from its description
+_TAB_STOP = 1.0  # em; a roman tag is set apart from its description by a tab, not a wide space
 _TAG_PLAIN_SHARE = 0.25  # a term tag ("-o offset") is bold/monospace, with italic arguments
 
 _LABEL_WORDS = r"chapter|part|appendix|annex|section|kapitel|anhang|chapitre|annexe"
@@ -92,6 +93,8 @@ class Line:
     role: int = BODY
     tag: int = 0  # length of a leading bold/monospace piece set apart by a gap (a term), or 0
     rest_x: float = 0.0  # where the text after that piece starts
+    head: int = 0  # length of the leading piece set apart by a gap, whatever its font, or 0
+    head_gap: float = 0.0  # width of that gap
 
     @property
     def height(self) -> float:
@@ -120,7 +123,8 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
             continue
         # [x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright,
         #  first piece's text if it reads as a term tag else "", x0 of the second piece,
-        #  [first span strong, plain letters, letters] of the whole row]
+        #  [first span strong, plain letters, letters] of the whole row, first piece's text,
+        #  width of the gap after it]
         acc: list[list[Any]] = []
         for line in block.get("lines", ()):
             spans = line.get("spans", ())
@@ -130,7 +134,7 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
             chars = size_w = bold_n = mono_n = italic_n = 0.0
             plain_letters = letters = all_plain = all_letters = 0
             lead: bool | None = None  # is the first non-blank span bold or monospace?
-            tag_text, gap_x = "", None  # spans before a tab-like gap: a term on its row
+            tag_text, gap_x, gap = "", None, 0.0  # spans before a tab-like gap: a term on its row
             prev_x1 = None
             for s in spans:
                 t = s.get("text", "")
@@ -142,7 +146,7 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                 size = float(s.get("size", 0.0))
                 sx0, sx1 = s["bbox"][0], s["bbox"][2]
                 if gap_x is None and prev_x1 is not None and sx0 - prev_x1 >= _TAB_GAP * size:
-                    gap_x = sx0
+                    gap_x, gap = sx0, sx0 - prev_x1
                 prev_x1 = sx1
                 if gap_x is None:
                     tag_text += t
@@ -182,6 +186,8 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                     all_plain = all_letters = sum(ch.isalpha() for ch in text)
                 prev[13][1] += all_plain
                 prev[13][2] += all_letters
+                if prev[12] is None:
+                    prev[12], prev[14], prev[15] = x0, prev[4], x0 - prev[2]
                 prev[2] = max(prev[2], x1)
                 prev[1], prev[3] = min(prev[1], y0), max(prev[3], y1)
                 prev[4] = prev[4].rstrip() + " " + text.lstrip()
@@ -190,12 +196,11 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                 prev[7] += bold_n
                 prev[8] += mono_n
                 prev[9] += italic_n
-                if prev[12] is None:
-                    prev[12] = x0
             else:
                 acc.append(
                     [x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright]
                     + [(tag_text or text) if tagish else "", gap_x, whole]
+                    + [tag_text if gap_x is not None else None, gap]
                 )
         for row in acc:
             x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright = row[:11]
@@ -207,6 +212,7 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                 tag = clean  # the whole row reads as a tag ("new-session [-d] [-c dir]")
             else:
                 tag = _clean(row[11], keep_spaces=mono) if row[11] else ""
+            head = _clean(row[14], keep_spaces=mono) if row[14] else ""
             out.append(
                 Line(
                     page=page_no,
@@ -223,6 +229,8 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                     upright=upright,
                     tag=len(tag) if tag and clean.startswith(tag) else 0,
                     rest_x=x1 if row[12] is None else row[12],
+                    head=len(head) if head and clean.startswith(head) else 0,
+                    head_gap=row[15],
                 )
             )
     return out
@@ -643,11 +651,23 @@ def _keep_cover_title_only(cands: list[_Candidate], lines: Sequence[Line]) -> li
 # Definition terms (issue #17)
 
 
-def find_terms(lines: Sequence[Line], is_term_text: Callable[[str], bool]) -> dict[int, str]:
+def find_terms(
+    lines: Sequence[Line],
+    is_term_text: Callable[[str], bool],
+    section_starts: Iterable[int] = (),
+) -> dict[int, str]:
     """Lines that open a definition item, mapped to the term: a short bold or monospace tag
     (groff ``.TP``, texinfo ``@table``, DocBook variablelist) whose description is indented
     deeper, either on the same row after a gap (``-h      Display help``) or on the lines
-    below it.  The description must read as prose, so code and table rows are not terms."""
+    below it.  The description must read as prose, so code and table rows are not terms.
+    Tags set in roman type are found by their layout alone (``_hanging_items``); the
+    sections they are counted in start at ``section_starts`` (the headings' anchors)."""
+    out = _strong_terms(lines, is_term_text)
+    out.update(_hanging_items(lines, is_term_text, set(section_starts), out))
+    return out
+
+
+def _strong_terms(lines: Sequence[Line], is_term_text: Callable[[str], bool]) -> dict[int, str]:
     out: dict[int, str] = {}
     for i, ln in enumerate(lines):
         if ln.role != BODY or not ln.tag:
@@ -671,6 +691,135 @@ def find_terms(lines: Sequence[Line], is_term_text: Callable[[str], bool]) -> di
         ):
             out[i] = tag
     return out
+
+
+def _hanging_items(
+    lines: Sequence[Line],
+    is_term_text: Callable[[str], bool],
+    section_starts: set[int],
+    strong: dict[int, str],
+) -> dict[int, str]:
+    """Definition items recognised by their shape, whatever the font: a hanging-indent list.
+
+    An item is a short line at indent x whose description sits at a deeper indent x', on the
+    same row after a gap or on the lines below it, every line of it at x' (``_description``).
+    One such line is not a list, it may be a paragraph's short last line before an indented
+    one; a list is two or more items with the same x and x' in one section, which is what
+    ordinary paragraphs, first-line indents and prose do not repeat.  At least half of the
+    items must read as described rather than tabulated: a tag alone on its row, a description
+    that wraps to x', or a one-line description that is a sentence ("C-z  Suspend the tmux
+    client."); rows of a borderless table ("pane_pid  PID of first process in pane") are not
+    a list.  Items already taken as bold or monospace terms count towards the repetition.
+    """
+    right: dict[int, float] = {}
+    for ln in lines:
+        if ln.role == BODY:
+            right[ln.page] = max(right.get(ln.page, ln.x1), ln.x1)
+    groups: dict[tuple[int, int, int], list[tuple[int, str, bool]]] = defaultdict(list)
+    section = 0
+    for i, ln in enumerate(lines):
+        if i in section_starts or ln.role == HEADING:
+            section += 1
+        if ln.role != BODY or ln.code or not ln.upright:
+            continue
+        item = _hanging_item(lines, i, right, is_term_text)
+        if item is None:
+            continue
+        term, desc_x, wraps = item
+        if i in strong:
+            term = strong[i]
+        groups[(section, round(ln.x0 / 2), round(desc_x / 2))].append((i, term, wraps))
+    out: dict[int, str] = {}
+    for items in groups.values():
+        if len(items) >= 2 and 2 * sum(wraps for _, _, wraps in items) >= len(items):
+            out.update((i, term) for i, term, _ in items if i not in strong)
+    return out
+
+
+def _hanging_item(
+    lines: Sequence[Line], i: int, right: dict[int, float], is_term_text: Callable[[str], bool]
+) -> tuple[str, float, bool] | None:
+    """The term, its description's indent and whether the item reads as described (see
+    ``_hanging_items``), when line ``i`` opens a hanging-indent item."""
+    ln = lines[i]
+    indent = max(0.9 * ln.size, 4.0)
+    if _LEADER.search(ln.text):
+        return None
+    same_row = ln.head > 0 and ln.head_gap >= _TAB_STOP * ln.size
+    if _continues(lines, i, right) or (not same_row and _filled(ln, right)):
+        return None
+    if same_row:
+        term, desc_x = ln.text[: ln.head].strip(), ln.rest_x
+        first_desc = replace(ln, text=ln.text[ln.head :].strip(), x0=ln.rest_x)
+        start = i + 1
+    else:
+        term = ln.text
+        start = next((j for j in range(i + 1, len(lines)) if lines[j].role != FURNITURE), 0)
+        if not start or lines[start].role != BODY:
+            return None
+        first_desc, desc_x, start = lines[start], lines[start].x0, start + 1
+        below = first_desc.y0 - ln.y1
+        if first_desc.page == ln.page and not -0.5 * ln.height < below < 2.5 * ln.height:
+            return None  # a paragraph gap, or the top of the next column
+    if (
+        desc_x - ln.x0 < indent
+        or not is_term_text(term)
+        or sum(ch.isalnum() for ch in term) < 1
+        or _sentence(term)
+        or first_desc.code
+        or not _prose(first_desc.text)
+    ):
+        return None
+    wraps = _description(lines, start, first_desc, desc_x, right)
+    if wraps is None:
+        return None
+    return term, desc_x, wraps or not same_row or first_desc.text.endswith(".")
+
+
+def _description(
+    lines: Sequence[Line], start: int, first: Line, x: float, right: dict[int, float]
+) -> bool | None:
+    """Does the description that ``first`` opens keep to indent ``x``?  Its next line, when
+    one follows without a paragraph gap, is either at ``x`` (True: the description wraps to
+    its own column) or (it was one short line) a short line left of it, the next item
+    (False).  A full line back at the left edge, or a full first line followed by a line
+    left of it, is a paragraph whose first line was indented (None: not an item)."""
+    nxt = next((ln for ln in lines[start:] if ln.role != FURNITURE), None)
+    if nxt is None or nxt.role != BODY or nxt.page != first.page:
+        return False
+    if nxt.y0 - first.y1 >= 0.8 * first.height:
+        return False
+    if abs(nxt.x0 - x) <= 1.5:
+        return True
+    return False if nxt.x0 < x and not _filled(nxt, right) and not _filled(first, right) else None
+
+
+def _sentence(term: str) -> bool:
+    """A run of four or more plain words ("To watch for mail, you might do") is a sentence
+    leading into an example, not a term; option syntax has dashes, brackets or bars."""
+    words = term.split()
+    plain = sum(w.strip(",;:'\u2019\"()").isalpha() for w in words)
+    return len(words) >= 4 and plain >= 0.75 * len(words)
+
+
+def _filled(ln: Line, right: dict[int, float]) -> bool:
+    """A line that runs to the right edge of the text: a wrapped line of a paragraph."""
+    edge = right.get(ln.page, ln.x1)
+    return ln.x1 >= edge - 0.15 * max(edge - ln.x0, 1.0)
+
+
+def _continues(lines: Sequence[Line], i: int, right: dict[int, float]) -> bool:
+    """Is line ``i`` the continuation of a paragraph (the line above it is filled and close)?"""
+    ln = lines[i]
+    prev = lines[i - 1] if i > 0 else None
+    return (
+        prev is not None
+        and prev.role == BODY
+        and prev.page == ln.page
+        and ln.y0 - prev.y1 < 0.8 * ln.height
+        and abs(prev.x0 - ln.x0) <= 1.5
+        and _filled(prev, right)
+    )
 
 
 def _column_at(lines: Sequence[Line], i: int, x: float, reach: int = 8) -> bool:
