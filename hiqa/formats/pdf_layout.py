@@ -784,7 +784,8 @@ def _description(
     its own column) or (it was one short line) a short line left of it, the next item
     (False).  A full line back at the left edge, or a full first line followed by a line
     left of it, is a paragraph whose first line was indented (None: not an item)."""
-    nxt = next((ln for ln in lines[start:] if ln.role != FURNITURE), None)
+    at = next((j for j in range(start, len(lines)) if lines[j].role != FURNITURE), None)
+    nxt = None if at is None else lines[at]
     if nxt is None or nxt.role != BODY or nxt.page != first.page:
         return False
     if nxt.y0 - first.y1 >= 0.8 * first.height:
