@@ -766,6 +766,7 @@ def _hanging_item(
         or not is_term_text(term)
         or sum(ch.isalnum() for ch in term) < 1
         or _sentence(term)
+        or term.endswith("\\")  # a shell command continued on the next line, set in roman
         or first_desc.code
         or not _prose(first_desc.text)
     ):
