@@ -43,14 +43,16 @@ def main() -> None:
         md = args.md / f"{pdf.stem}.md"
         if md.is_file():
             found, wanted = {normal(t) for t in terms(pdf)}, {normal(t) for t in terms(md)}
-            rows.append((pdf.stem, len(wanted), len(found), len(found & wanted), len(found - wanted)))
+            hit, false = len(found & wanted), len(found - wanted)
+            rows.append((pdf.stem, len(wanted), len(found), hit, false))
     if not rows:
         raise SystemExit(f"no NAME.pdf in {args.pdf} has its NAME.md in {args.md}")
 
     print("| page | Markdown terms | PDF terms | found | false | recall |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, wanted, found, hit, false in rows if args.pages else []:
-        print(f"| {name} | {wanted} | {found} | {hit} | {false} | {hit / wanted if wanted else 1:.3f} |")
+        recall = hit / wanted if wanted else 1.0
+        print(f"| {name} | {wanted} | {found} | {hit} | {false} | {recall:.3f} |")
     wanted, found, hit, false = (sum(r[k] for r in rows) for k in range(1, 5))
     print(f"| **all {len(rows)}** | {wanted} | {found} | {hit} | {false} | {hit / wanted:.3f} |")
     for pdf in args.prose:

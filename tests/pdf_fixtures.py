@@ -546,7 +546,6 @@ def scanned_text_pdf(folder: Path) -> Path:
     return _save(doc, folder / "scanned_text.pdf")
 
 
-
 Row = list[tuple[float, str]]  # the pieces of one printed row: (x, text); [] for a blank row
 
 
@@ -591,7 +590,8 @@ def roman_options_pdf(folder: Path) -> Path:
 def indented_prose_pdf(folder: Path) -> Path:
     """Roman paragraphs with a first-line indent, each ending in a short line without a full
     stop ("see frob.conf(5) and frob-0(8):"), so that line and the next paragraph's indented
-    first line look like a tag and its description.  Long paragraphs come first, then paragraphs of two lines."""
+    first line look like a tag and its description.  Long paragraphs come first, then
+    paragraphs of two lines."""
     rows: list[Row] = [[(LEFT, "DESCRIPTION")]]
     for n in range(5):
         first, *rest = _wrap(f"Paragraph {n} of the report. " + LOREM + " " + LOREM, 80)

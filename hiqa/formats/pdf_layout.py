@@ -782,9 +782,10 @@ def _description(
 ) -> bool | None:
     """Does the description that ``first`` opens keep to indent ``x``?  Its next line, when
     one follows without a paragraph gap, is either at ``x`` (True: the description wraps to
-    its own column) or (it was one short line) a short line left of it or a row with its own
-    tag and a description at ``x``, the next item (False).  A full line back at the left edge, or a full first line followed by a line
-    left of it, is a paragraph whose first line was indented (None: not an item)."""
+    its own column) or, the description being one short line, the next item (False): a short
+    line left of ``x``, or a row with its own tag and its description at ``x``.  A full line
+    back at the left edge, or a full first line followed by a line left of it, is a paragraph
+    whose first line was indented (None: not an item)."""
     at = next((j for j in range(start, len(lines)) if lines[j].role != FURNITURE), None)
     nxt = None if at is None else lines[at]
     if nxt is None or nxt.role != BODY or nxt.page != first.page:
@@ -795,7 +796,9 @@ def _description(
         return True
     if nxt.head and abs(nxt.rest_x - x) <= 1.5 and nxt.head_gap >= _TAB_STOP * nxt.size:
         return False  # the next item, its tag and description on one row
-    return False if nxt.x0 < x and not _filled(nxt, right) and not _filled(first, right) else None
+    if nxt.x0 < x and not _filled(nxt, right) and not _filled(first, right):
+        return False
+    return None
 
 
 def _sentence(term: str) -> bool:
