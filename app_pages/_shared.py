@@ -16,6 +16,7 @@ import streamlit as st
 
 from hiqa.collection import Collection, list_collections
 from hiqa.errors import HiqaError
+from hiqa.model import Segment
 from hiqa.settings import Settings
 from hiqa.ui_helpers import PathNotAllowed, allowed_server_path, escape_markdown
 
@@ -147,6 +148,15 @@ def guarded(action: Callable[[], Any], what: str) -> Any:
     except OSError as exc:
         st.error(f"{what}: {escape_markdown(str(exc.strerror or exc))}")
     return None
+
+
+def show_figure(col: Collection, seg: Segment) -> None:
+    """A figure segment's picture; its caption is the segment's text, shown beside it."""
+    path = col.image_path(seg)
+    if path is None:
+        st.caption("The figure's picture is not available; re-ingest the document to render it.")
+        return
+    st.image(str(path))
 
 
 def persistent(key: str, default: Any) -> str:

@@ -6,7 +6,14 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
-from app_pages._shared import current_collection, guarded, keep, persistent, settings
+from app_pages._shared import (
+    current_collection,
+    guarded,
+    keep,
+    persistent,
+    settings,
+    show_figure,
+)
 from hiqa.answer import answer_note, answer_stream, parse_citations
 from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
 from hiqa.errors import HiqaError, LLMError
@@ -119,6 +126,8 @@ def show_sources(turn: dict[str, Any], index: int) -> None:
         mark = " · cited" if n in cited else ""
         with st.expander(escape_markdown(label) + mark, expanded=False):
             st.caption(f"Document: {escape_markdown(seg.doc_id)}")
+            if seg.is_image:
+                show_figure(col, seg)
             st.text(seg.text)
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages._shared import current_collection, guarded
+from app_pages._shared import current_collection, guarded, show_figure
 from hiqa.errors import HiqaError
 from hiqa.model import normalize_title, segment_pages_label
 from hiqa.segment import render_path
@@ -191,6 +191,8 @@ with detail_col:
               f"{Path(seg.source).suffix or 'This'} source has no pages")
     m3.metric("Part", seg.piece + 1)
     m4.metric("Table", "yes" if seg.is_table else "no")
+    if seg.is_image:
+        show_figure(col, seg)
     tagged = col.keyword_sources(seg.doc_id)
     st.markdown("**Document keywords:** " + (", ".join(
         f"{escape_markdown(k.text)} *({'/'.join(k.sources)})*" for k in tagged) or "none"))

@@ -55,7 +55,7 @@ def _cmd_segments(args: argparse.Namespace) -> int:
         from .segment import render_path
 
         for s in segments:
-            kind = " [table]" if s.is_table else ""
+            kind = " [table]" if s.is_table else " [figure]" if s.is_image else ""
             pages = segment_pages_label(s)  # as the app labels it
             print(f"{s.order}.{s.piece}  {render_path(s.path)}{kind}  "
                   f"({pages + ', ' if pages else ''}{len(s.text)} chars)")

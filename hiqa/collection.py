@@ -7,6 +7,7 @@ Storage layout under the data dir::
     collections/<name>/derived/  BM25 index and, in local mode, the dense read mirror
     collections/<name>/lexicon.csv   expert keywords (doc,keyword)
     markdown/<name>/<doc>.md     canonical Markdown of every document (shown by the app)
+    markdown/<name>/<doc>/       pictures of its figures (PNG; named by ``Segment.image``)
     cache/embeddings.sqlite      embedding cache keyed by (model id, text hash)
 
 Consistency rules: a document's points carry its ``version`` (the source file's hash) in their
@@ -172,10 +173,10 @@ def _file_kind(mode: int) -> str:
     return next((name for test, name in kinds if test(mode)), "not a plain file")
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def _atomic_write(path: Path, data: str | bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
+    tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
     os.replace(tmp, path)
 
 
@@ -462,7 +463,7 @@ class Collection:
     def _ingest_one(self, path: Path, doc_id: str, version: str, progress: Progress,
                     prepare: Callable[[Document], Document] | None,
                     title: str | None = None) -> IngestResult:
-        from .formats import load_document
+        from .formats import load_document, save_figures
 
         progress("format", doc_id, 0, 1)
         doc = load_document(path, doc_id=doc_id)
@@ -498,18 +499,33 @@ class Collection:
             progress("index", doc_id, min(i + 256, len(points)), len(points))
         md_path = self.settings.markdown_dir / self.name / (safe_doc_name(doc_id) + ".md")
         _atomic_write(md_path, doc.markdown)
+        figure_dir = self._figure_dir(doc_id)
+        shutil.rmtree(figure_dir, ignore_errors=True)
+        warnings = [*doc.warnings, *save_figures(
+            doc, lambda name, png: _atomic_write(figure_dir / Path(name).name, png))]
         self.meta["documents"][doc_id] = {
             "title": doc.title, "title_source": doc.metadata.get("title_source", ""),
             "source": str(path), "hash": version, "format": doc.format,
             "pages": doc.page_count, "sections": sum(1 for s in doc.sections if s.level > 0),
-            "segments": len(segments), "keywords": keywords, "warnings": list(doc.warnings),
+            "segments": len(segments), "keywords": keywords, "warnings": warnings,
             "markdown": str(md_path), "ingested_at": time.time(),
         }
         if title:
             self.meta["documents"][doc_id]["title_override"] = title
         return IngestResult(doc_id, "added", title=doc.title, pages=doc.page_count,
                             sections=self.meta["documents"][doc_id]["sections"],
-                            segments=len(segments), warnings=tuple(doc.warnings))
+                            segments=len(segments), warnings=tuple(warnings))
+
+    def _figure_dir(self, doc_id: str) -> Path:
+        return self.settings.markdown_dir / self.name / safe_doc_name(doc_id)
+
+    def image_path(self, segment: Segment) -> Path | None:
+        """The picture of a figure segment, stored at ingest; None for other segments and
+        for a figure whose picture could not be rendered."""
+        if not segment.image:
+            return None
+        path = self._figure_dir(segment.doc_id) / Path(segment.image).name
+        return path if path.is_file() else None
 
     def _commit(self, replaced: list[tuple[str, str]]) -> None:
         """Make the documents indexed so far visible, then drop the versions they replace.
@@ -532,7 +548,7 @@ class Collection:
             "pages": list(s.pages), "text": s.text, "augmented_text": s.augmented_text,
             "keywords": list(s.keywords), "is_table": s.is_table, "strategy": s.strategy,
             "span": list(s.span), "content_hash": s.content_hash, "version": version[:16],
-            "kind": s.kind,
+            "kind": s.kind, "image": s.image,
             "embedder": self.meta["embedder"], "model_id": self.meta["model_id"],
         }
 
@@ -604,6 +620,7 @@ class Collection:
                 wait=True)
             with contextlib.suppress(OSError):
                 Path(record.get("markdown", "")).unlink()
+            shutil.rmtree(self._figure_dir(doc_id), ignore_errors=True)
             self._load_derived(force=True)
 
     def delete(self) -> None:
@@ -1006,6 +1023,7 @@ def segment_from_payload(point_id: str, p: dict[str, Any]) -> Segment:
         augmented_text=p.get("augmented_text", ""), is_table=bool(p.get("is_table", False)),
         strategy=p.get("strategy", ""), span=tuple(p.get("span", (0, 0))),  # type: ignore[arg-type]
         keywords=tuple(p.get("keywords", ())), kind=p.get("kind", "heading"),
+        image=p.get("image", ""),
     )
 
 

@@ -8,10 +8,11 @@ joined string, so titles containing "/", ">" or "|" cannot break it.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-BlockKind = Literal["text", "table"]
+BlockKind = Literal["text", "table", "image"]
 NodeKind = Literal["heading", "term"]
 
 
@@ -34,11 +35,14 @@ class Heading:
 
 @dataclass(frozen=True)
 class Block:
-    """A run of body content under one heading: a paragraph group or a table.
+    """A run of body content under one heading: a paragraph group, a table or a figure.
 
     For tables ``text`` is the Markdown table and ``caption`` its caption (may be empty);
     ``rows`` keeps the cells so HCA can build the caption + header + first-column text
-    (paper A.4/A.6).
+    (paper A.4/A.6).  For a figure (paper A.3/A.5) ``text`` is what is indexed for it: the
+    caption and the sentences that refer to it; ``image`` names its picture file (stored per
+    document by the collection at ingest) and ``bbox`` where it sits on ``page``, so the
+    picture can be rendered from the source.
     """
 
     kind: BlockKind
@@ -46,6 +50,20 @@ class Block:
     page: int = 1
     caption: str = ""
     rows: tuple[tuple[str, ...], ...] = ()
+    image: str = ""
+    bbox: tuple[float, float, float, float] | None = None
+
+    @property
+    def markdown(self) -> str:
+        """The block as canonical Markdown: a table under its caption, a figure as an image
+        link (its caption the alt text)."""
+        text = self.text.strip("\n")
+        if self.kind == "image":
+            alt = re.sub(r"([\\\[\]])", r"\\\1", " ".join(self.caption.split()))
+            return f"![{alt}]({self.image})"
+        if self.kind == "table" and self.caption:
+            return f"{self.caption}\n\n{text}"
+        return text
 
 
 @dataclass(frozen=True)
@@ -149,6 +167,12 @@ class Segment:
     span: tuple[int, int]
     keywords: tuple[str, ...] = ()
     kind: NodeKind = "heading"
+    image: str = ""
+
+    @property
+    def is_image(self) -> bool:
+        """A figure's segment: ``image`` names its picture (``Collection.image_path``)."""
+        return bool(self.image)
 
     @property
     def content_hash(self) -> str:

@@ -27,6 +27,9 @@ Rules for awkward sections:
 * A table becomes a segment of its own (``is_table``).  Its ``text`` is caption + the full table
   (for generation); what is embedded is caption + header row + first column (paper A.4/A.6), or
   the full table with ``table_text="full"``.
+* A figure (paper A.3/A.5) becomes a segment of its own (``is_image``, ``image`` naming its
+  picture).  Its ``text`` is the caption and the sentences that refer to it; that is what is
+  embedded, under the path, so a figure is found like any text.
 """
 from __future__ import annotations
 
@@ -124,18 +127,26 @@ def segment_document(
         block_spans = _block_spans(doc, section)
         text_blocks = [(b, sp) for b, sp in zip(section.blocks, block_spans) if b.kind == "text"]
         tables = [(b, sp) for b, sp in zip(section.blocks, block_spans) if b.kind == "table"]
-        pieces: list[tuple[str, tuple[int, int], tuple[int, ...], bool, str]] = []
+        figures = [(b, sp) for b, sp in zip(section.blocks, block_spans) if b.kind == "image"]
+        # (text, span, pages, is_table, embedded text, image)
+        pieces: list[tuple[str, tuple[int, int], tuple[int, ...], bool, str, str]] = []
         for text, span, pages in _pack(text_blocks, budget, token_counter):
-            pieces.append((text, span, pages, False, text))
+            pieces.append((text, span, pages, False, text, ""))
         for block, span in tables:
             full = (block.caption + "\n\n" + block.text).strip() if block.caption else block.text
             embed = full if table_text == "full" else table_embed_text(block)
             if token_counter(embed) > budget:
                 embed = _truncate(embed, budget, token_counter)
-            pieces.append((full, span, (block.page,), True, embed))
+            pieces.append((full, span, (block.page,), True, embed, ""))
+        for block, span in figures:
+            text = block.text.strip()
+            embed = _truncate(text, budget, token_counter) if token_counter(text) > budget else text
+            pieces.append((text, span, (block.page,), False, embed, block.image))
         if not pieces and section.level > 0 and section.order not in has_children:
-            pieces.append((section.title, section.span, section.pages or (1,), False, section.title))
-        for piece, (text, span, pages, is_table, embed) in enumerate(pieces):
+            pieces.append(
+                (section.title, section.span, section.pages or (1,), False, section.title, "")
+            )
+        for piece, (text, span, pages, is_table, embed, image) in enumerate(pieces):
             out.append(
                 Segment(
                     segment_id=segment_id(doc.doc_id, strategy.value, section.order, piece, version),
@@ -153,6 +164,7 @@ def segment_document(
                     strategy=strategy.value,
                     kind=section.kind,
                     span=span,
+                    image=image,
                 )
             )
     return out
@@ -171,9 +183,7 @@ def _block_spans(doc: Document, section: Section) -> list[tuple[int, int]]:
     spans = []
     pos = section.body_span[0]
     for b in section.blocks:
-        rendered = b.text.strip("\n")
-        if b.kind == "table" and b.caption:
-            rendered = f"{b.caption}\n\n{rendered}"
+        rendered = b.markdown
         start = doc.markdown.find(rendered, pos)
         if start < 0:
             start = pos

@@ -146,10 +146,7 @@ def build_document(
         else:
             if not ev.text.strip():
                 continue
-            text = ev.text.strip("\n")
-            if ev.kind == "table" and ev.caption:
-                text = f"{ev.caption}\n\n{text}"
-            s, _ = emit(text)
+            s, _ = emit(ev.markdown)
             if not current.blocks:
                 current.body_start = s
             current.blocks.append(ev)

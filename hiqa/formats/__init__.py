@@ -7,6 +7,7 @@ tree, so the hierarchy rules are the same for every format.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import EmptyDocumentError, UnsupportedFormatError
@@ -64,3 +65,15 @@ def load_document(path: str | os.PathLike[str], doc_id: str | None = None) -> Do
     if not doc.markdown.strip():
         raise EmptyDocumentError(source, "no text could be extracted")
     return doc
+
+
+def save_figures(doc: Document, write: Callable[[str, bytes], None]) -> list[str]:
+    """Hand the picture of each of ``doc``'s figures to ``write(name, png)`` (``name`` is
+    ``Block.image``); returns warnings for figures whose picture could not be made.  Only PDFs
+    have figures."""
+    if doc.format != "pdf":
+        return []
+    from .pdf_figures import render_figures
+
+    blocks = [b for s in doc.sections for b in s.blocks if b.kind == "image"]
+    return render_figures(Path(doc.source), blocks, write)

@@ -13,9 +13,10 @@ page dictionaries.  Headings then come from one of two places:
 
 Definition terms (a bold or monospace tag with an indented description) become term events
 (issue #17); consecutive code paragraphs one fence; ruled and borderless tables Markdown tables
-(``hiqa.formats.pdf_tables``).  The title follows the PDF title rule of
-``hiqa.formats.pdf_title``, its source kept in ``metadata["title_source"]``.  Every failure of
-the PDF library is turned into a ``DocumentError`` subclass with a message a user can act on.
+(``hiqa.formats.pdf_tables``); captioned figures image blocks (``hiqa.formats.pdf_figures``).
+The title follows the PDF title rule of ``hiqa.formats.pdf_title``, its source kept in
+``metadata["title_source"]``.  Every failure of the PDF library is turned into a
+``DocumentError`` subclass with a message a user can act on.
 """
 
 from __future__ import annotations
@@ -50,6 +51,13 @@ from .pdf_layout import (
     strip_numbering,
 )
 from .markdown import is_term_text
+from .pdf_figures import (
+    FoundFigure,
+    add_references,
+    caption_unlabelled,
+    figure_block,
+    page_figures,
+)
 from .pdf_tables import (
     FoundTable,
     aligned_regions,
@@ -73,6 +81,7 @@ class _Scan:
 
     lines: list[Line] = field(default_factory=list)
     tables: list[FoundTable] = field(default_factory=list)
+    figures: list[FoundFigure] = field(default_factory=list)
     page_heights: list[float] = field(default_factory=list)
     page_widths: list[float] = field(default_factory=list)
     margin_pieces: list[list[str]] = field(default_factory=list)  # per page, header/footer texts
@@ -128,8 +137,9 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
         body,
         source,
     )
+    figures = caption_unlabelled(scan.figures, lines)
     terms = find_terms(lines, is_term_text, (h.anchor for h in headings))
-    events = _events(lines, headings, scan.tables, terms)
+    events = add_references(_events(lines, headings, scan.tables, figures, terms))
     return build_document(
         doc_id=doc_id,
         source=source,
@@ -228,6 +238,7 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
                 scan.tables.extend(extract_borderless(page, lines, offset, regions))
         except Exception:  # noqa: BLE001 - the page's text is kept, only the grid is lost
             scan.table_failures.append(page_no)
+        scan.figures.extend(page_figures(page, lines, offset))
         if page_no % _STORE_SHRINK_EVERY == 0:
             pymupdf.TOOLS.store_shrink(100)
     scan.page_starts.append(len(scan.lines))
@@ -422,6 +433,7 @@ def _events(
     lines: Sequence[Line],
     headings: Sequence[FoundHeading],
     tables: Sequence[FoundTable],
+    figures: Sequence[FoundFigure],
     terms: dict[int, str],
 ) -> list[Event]:
     inserts: dict[int, list[tuple[int, int, Event]]] = defaultdict(list)
@@ -430,6 +442,8 @@ def _events(
     for k, t in enumerate(tables):
         block = Block(kind="table", text=t.markdown, page=t.page, caption=t.caption, rows=t.rows)
         inserts[t.anchor].append((1, k, block))
+    for k, f in enumerate(figures):
+        inserts[f.anchor].append((2, k, figure_block(f)))
 
     events: list[Event] = []
     para: list[Line] = []
