@@ -35,7 +35,8 @@ def _png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
 
 def figure_pdf(folder: Path, *, caption: str = CAPTION, logo_only: bool = False) -> Path:
     """One page: "Cooling System Guide" > "Pump Assembly" with a paragraph naming Figure 1, the
-    figure (240 x 160 pt) and its caption below it, then "Maintenance"; a 20 pt logo on top."""
+    figure (240 x 160 pt) and its caption below it, then "Maintenance"; a 40 x 20 pt logo on top
+    with the company's name right below it (a caption, were the logo a figure)."""
     doc = pymupdf.open()
     w = Writer(doc)
     w.heading("Cooling System Guide", 1)
@@ -43,7 +44,8 @@ def figure_pdf(folder: Path, *, caption: str = CAPTION, logo_only: bool = False)
     w.paragraph("The pump assembly is mounted under the reservoir. " + REFERRING + " " + LOREM)
     page = w.page
     assert page is not None
-    page.insert_image(pymupdf.Rect(500, 40, 520, 60), stream=_png(20, 20, LOGO_COLOUR))
+    page.insert_image(pymupdf.Rect(480, 40, 520, 60), stream=_png(40, 20, LOGO_COLOUR))
+    page.insert_text((480, 72), "ACME Pumps", fontsize=9, fontname="helv")  # a line by the logo
     if not logo_only:
         y = w.y + 10
         page.insert_image(pymupdf.Rect(LEFT, y, LEFT + 240, y + 160),
