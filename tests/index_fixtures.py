@@ -5,6 +5,8 @@ once however many tests index it.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from hiqa import store
@@ -61,6 +63,17 @@ TMP117 是一款高精度数字温度传感器，精度为正负零点一摄氏�
 @pytest.fixture(scope="session")
 def embed_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("embed-cache")
+
+
+def data_and_corpus(root: Path, embed_cache: Path) -> tuple[Path, Path]:
+    """``root/data`` (its embedding cache linked to the session's) and an empty ``root/corpus``:
+    the layout the module-scoped app and collection fixtures build on."""
+    data = root / "data"
+    data.mkdir()
+    (data / "cache").symlink_to(embed_cache, target_is_directory=True)
+    corpus = root / "corpus"
+    corpus.mkdir()
+    return data, corpus
 
 
 @pytest.fixture()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
-from index_fixtures import DOCS
+from index_fixtures import DOCS, data_and_corpus
 from llm_server import ScriptedServer
 from streamlit.testing.v1 import AppTest
 
@@ -41,11 +41,7 @@ TIMEOUT = 120
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory, embed_cache):
     root = tmp_path_factory.mktemp("app")
-    data = root / "data"
-    data.mkdir()
-    (data / "cache").symlink_to(embed_cache, target_is_directory=True)
-    corpus = root / "corpus"
-    corpus.mkdir()
+    data, corpus = data_and_corpus(root, embed_cache)
     for name, text in DOCS.items():
         (corpus / name).write_text(text, encoding="utf-8")
     (corpus / "hash.md").write_text(HASH_DOC, encoding="utf-8")

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pytest
 import streamlit as st
-from index_fixtures import DOCS
+from index_fixtures import DOCS, data_and_corpus
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.errors import AppTestError
 
@@ -53,11 +53,7 @@ DEFAULT_PRESET = {"method": DEFAULT_METHOD, "alpha": DEFAULT_ALPHA, "beta": DEFA
 def env(tmp_path_factory, embed_cache):
     """Data dir with collection ``docs`` plus the bad files the cases point at."""
     root = tmp_path_factory.mktemp("bad-input")
-    data = root / "data"
-    data.mkdir()
-    (data / "cache").symlink_to(embed_cache, target_is_directory=True)
-    corpus = root / "corpus"
-    corpus.mkdir()
+    data, corpus = data_and_corpus(root, embed_cache)
     for name in NAMES:
         (corpus / name).write_text(DOCS[name], encoding="utf-8")
     files = root / "files"

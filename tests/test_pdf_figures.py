@@ -13,6 +13,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 import streamlit as st
+from index_fixtures import data_and_corpus
 from pdf_fixtures import LEFT, LOREM, Writer
 from streamlit.testing.v1 import AppTest
 
@@ -151,11 +152,7 @@ def test_caption_above_tiled_figure_and_a_heading_below_an_uncaptioned_image(tmp
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory, embed_cache):
     root = tmp_path_factory.mktemp("figures")
-    data = root / "data"
-    data.mkdir()
-    (data / "cache").symlink_to(embed_cache, target_is_directory=True)
-    corpus = root / "corpus"
-    corpus.mkdir()
+    data, corpus = data_and_corpus(root, embed_cache)
     figure_pdf(corpus)
     with pytest.MonkeyPatch.context() as mp:
         for var in ("HIQA_QDRANT_URL", "HIQA_LLM_BASE_URL", "HIQA_LLM_MODEL"):
