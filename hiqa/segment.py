@@ -24,6 +24,10 @@ Rules for awkward sections:
   be found and cited.  Tiny sections are kept as they are: in reference documents the tiny ones
   (NAME, Synopsis, a one-line definition) are often exactly what is asked for, and merging them
   into a sibling would give them the wrong path.
+* A definition term (an option, an error code: ``Section.kind == "term"``) is a sub-section like
+  any other, so its segment's path ends with the term (``wc(1) > OPTIONS > -L``) and carries
+  ``kind="term"``; the lexical route scores it together with its parent section
+  (``hiqa.lexical``).
 * A table becomes a segment of its own (``is_table``).  Its ``text`` is caption + the full table
   (for generation); what is embedded is caption + header row + first column (paper A.4/A.6), or
   the full table with ``table_text="full"``.
