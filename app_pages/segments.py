@@ -26,6 +26,8 @@ col = current_collection()
 assert col is not None
 
 
+# Where a title came from, as the title rule (README, Design notes) orders the sources.
+# (A comment, not a bare string: Streamlit's magic would print a string on the page.)
 TITLE_SOURCES = {
     "metadata": "from the file's own title (metadata, <title> or front matter)",
     "title_block": "from the title block of the first page",
@@ -34,7 +36,6 @@ TITLE_SOURCES = {
     "filename": "from the file name",
     "user": "corrected by hand",
 }
-"""Where a title came from, as the title rule (README, Design notes) orders the sources."""
 
 
 @st.cache_data(show_spinner="Loading segments…", max_entries=8)
