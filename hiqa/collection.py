@@ -598,7 +598,10 @@ class Collection:
         try:
             results = self.ingest([source], root=posix[: len(posix) - len(doc_id)] or ".",
                                   progress=progress)
+            if results[0].status == "failed":
+                raise DocumentError(str(source), results[0].error)
         except BaseException:
+            record = self.meta["documents"].get(doc_id, record)  # the old version is kept
             if previous is None:
                 record.pop("title_override", None)
             else:

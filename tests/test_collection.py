@@ -11,7 +11,7 @@ import pytest
 
 from hiqa import store
 from hiqa.collection import Collection, list_collections
-from hiqa.errors import CollectionError, QueryError
+from hiqa.errors import CollectionError, DocumentError, QueryError
 from hiqa.fusion import fuse
 
 
@@ -232,3 +232,10 @@ def test_corrected_title_reaugments_that_document_only(settings, corpus):
     assert all(s.path[0] == "head(1)" for s in col.segments("head.1.md"))
     with pytest.raises(CollectionError, match="no document"):
         col.set_title("nope.md", "x")
+    # a source that no longer parses: a clear error, the indexed version and its title stay
+    (corpus / "head.1.md").write_text("")
+    with pytest.raises(DocumentError):
+        col.set_title("head.1.md", "another title")
+    assert "title_override" not in col.documents["head.1.md"]
+    assert col.documents["head.1.md"]["title"] == "head(1)"
+    assert col.search("head: print the first lines", k=1)[0].segment.doc_id == "head.1.md"
