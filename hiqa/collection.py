@@ -751,19 +751,19 @@ class Collection:
             titles: dict[str, str] = {}
             cache = _segment_cache(self._cache_key, gen) if local else {}
             fields = True if local else ["augmented_text", "doc_id", "path", "strategy",
-                                         "doc_title", "kind"]
+                                         "doc_title", "kind", "order", "piece"]
             for p in self._scroll(with_vectors=["hca"] if local else False, fields=fields):
                 sid, payload = str(p.id), p.payload or {}
+                seg = segment_from_payload(sid, payload)
                 ids.append(sid)
-                head, body = head_and_body(payload.get("strategy", ""), payload.get("path", ()),
-                                           payload.get("augmented_text", ""))
+                head, body = head_and_body(seg.strategy, seg.path, seg.augmented_text)
                 heads.append(head)
                 texts.append(body)
-                docs.append(payload.get("doc_id", ""))
-                titles[docs[-1]] = payload.get("doc_title", "")
-                contexts.append(context_key(payload))
+                docs.append(seg.doc_id)
+                titles[seg.doc_id] = seg.doc_title
+                contexts.append(context_key(seg))
                 if local:
-                    cache[sid] = segment_from_payload(sid, payload)
+                    cache[sid] = seg
                     v = p.vector.get("hca") if isinstance(p.vector, dict) else None
                     vecs.append(v if v is not None else [0.0] * int(self.meta["dim"]))
             lexical = LexicalIndex.build(ids, texts, docs, heads, titles, contexts)
@@ -1003,18 +1003,12 @@ def _shared_embedder(col: Collection, name: str):  # type: ignore[no-untyped-def
     return _EMBEDDERS[key]
 
 
-def context_key(payload: dict[str, Any]) -> str:
-    """The lexical context of a segment: its document and heading section (``Segment.context_path``).
-
-    ``fixed`` windows have no section: each is its own context.
-    """
-    path = list(payload.get("path", ()))
-    if payload.get("kind") == "term" and len(path) > 1:
-        path = path[:-1]
-    if not path:
-        return "\x1f".join((payload.get("doc_id", ""), str(payload.get("order", "")),
-                             str(payload.get("piece", ""))))
-    return "\x1f".join([payload.get("doc_id", ""), *path])
+def context_key(seg: Segment) -> str:
+    """The lexical context of a segment: its document and ``Segment.context_path`` (a term's
+    parent section).  ``fixed`` windows have no section: each is its own context."""
+    if not seg.context_path:
+        return "\x1f".join((seg.doc_id, str(seg.order), str(seg.piece)))
+    return "\x1f".join((seg.doc_id, *seg.context_path))
 
 
 def segment_from_payload(point_id: str, p: dict[str, Any]) -> Segment:
