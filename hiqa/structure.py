@@ -31,14 +31,20 @@ class _Open:
     blocks: list[Block] = field(default_factory=list)
 
 
-def choose_title(metadata_title: str | None, headings: list[Heading], source: str) -> str:
-    """Document title rule: metadata title -> first top-level heading -> file name."""
-    return choose_title_and_source(metadata_title, headings, source)[0]
+MAX_TERM_CHARS = 100
+
+
+def is_term_text(term: str) -> bool:
+    """A definition term (every format's parser asks) is short and reads as a name, not as a
+    sentence."""
+    term = term.strip()
+    return 0 < len(term) <= MAX_TERM_CHARS and not term.endswith((".", ",", ";", "!", "?"))
 
 
 def choose_title_and_source(metadata_title: str | None, headings: list[Heading],
                             source: str) -> tuple[str, str]:
-    """The title and where it came from (``metadata`` | ``heading`` | ``filename``).
+    """Document title rule: metadata title -> first top-level heading -> file name; returns the
+    title and where it came from (``metadata`` | ``heading`` | ``filename``).
 
     "Top-level" means the shallowest level used in the document.  Metadata titles that are
     blank or look like a file name written by a tool ("Microsoft Word - x.doc", "untitled")

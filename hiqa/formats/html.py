@@ -16,8 +16,7 @@ import re
 from html.parser import HTMLParser
 
 from ..model import Block, Document, Heading
-from ..structure import Event, build_document
-from .markdown import is_term_text
+from ..structure import Event, build_document, is_term_text
 
 _BLOCK_TAGS = {
     "p", "div", "li", "dt", "dd", "blockquote", "pre", "section", "article", "ul", "ol", "dl",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..model import Block, Document, Heading
-from ..structure import Event, build_document
+from ..structure import Event, build_document, is_term_text
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -111,15 +111,6 @@ def markdown_events(text: str) -> tuple[list[Event], str | None]:
 
 _ITEM = re.compile(r"^ {0,3}[-*+][ \t]+(\S.*?)\s*$")
 _DEF_LINE = re.compile(r"^ {0,3}:[ \t]+\S")
-MAX_TERM_CHARS = 100
-
-
-def is_term_text(term: str) -> bool:
-    """A definition term is short and reads as a name, not as a sentence."""
-    term = term.strip()
-    return 0 < len(term) <= MAX_TERM_CHARS and not term.endswith((".", ",", ";", "!", "?"))
-
-
 def mark_terms(events: list[Event]) -> list[Event]:
     """Definition items become term events (issue #17).
 

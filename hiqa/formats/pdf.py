@@ -35,7 +35,7 @@ import pymupdf
 
 from ..errors import DocumentError, EncryptedDocumentError, ScannedDocumentError
 from ..model import Block, Document, Heading
-from ..structure import Event, build_document
+from ..structure import Event, build_document, is_term_text
 from .pdf_layout import (
     BODY,
     HEADING,
@@ -50,7 +50,6 @@ from .pdf_layout import (
     page_lines,
     strip_numbering,
 )
-from .markdown import is_term_text
 from .pdf_figures import (
     FoundFigure,
     add_references,

@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 
 from ..model import Block, Document, Heading
-from ..structure import Event, build_document
-from .markdown import is_term_text
+from ..structure import Event, build_document, is_term_text
 
 _NUMBERED = re.compile(r"^((?:\d+|[A-Z])(?:\.\d+)*)\.?\s+(\S.{0,78})$")
 _CHAPTER = re.compile(
