@@ -13,6 +13,7 @@ import hashlib
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, Self
@@ -56,16 +57,35 @@ class EmbeddingCache:
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False)
         try:
-            with self._lock, self._conn:
-                self._conn.execute("PRAGMA journal_mode=WAL")
-                self._conn.execute("PRAGMA synchronous=NORMAL")
-                self._conn.execute(_SCHEMA)
+            self._set_up(timeout)
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             raise StorageError(
                 f"the embedding cache {self.path} cannot be used ({exc}). It only saves time: "
                 "delete it (it is rebuilt), or set HIQA_CACHE_DIR to a writable folder"
             ) from exc
+
+    def _set_up(self, timeout: float) -> None:
+        """WAL mode and the table, retried while another process is setting up the same file.
+
+        Switching a new file to WAL takes an exclusive lock, and SQLite answers "database is
+        locked" at once, without its busy handler, when two connections race for it (CI saw two
+        processes open a fresh cache together); so wait and retry, up to ``timeout``.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with self._lock, self._conn:
+                    mode = self._conn.execute("PRAGMA journal_mode").fetchone()[0]
+                    if str(mode).lower() != "wal":
+                        self._conn.execute("PRAGMA journal_mode=WAL")
+                    self._conn.execute("PRAGMA synchronous=NORMAL")
+                    self._conn.execute(_SCHEMA)
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def get(
         self, model_id: str, kind: Kind, texts: Sequence[str], dim: int
