@@ -38,6 +38,7 @@ import numpy as np
 from qdrant_client import models
 
 from .errors import CollectionError, DocumentError, HiqaError, IngestBusyError, QueryError
+from .faults import checkpoint
 from .fusion import Candidates, FusionMethod, Ranking, Weights, adaptive_weights, fuse
 from .keywords import (
     Keyword,
@@ -455,6 +456,7 @@ class Collection:
                     last_commit = time.monotonic()
             if changed:
                 self._commit(replaced)
+                checkpoint("ingest:before-derived")
                 progress("finalize", "", 0, 1)
                 self._load_derived(force=True)
                 progress("finalize", "", 1, 1)
@@ -494,9 +496,13 @@ class Collection:
                                payload=self._payload(s, version))
             for s, v in zip(segments, vectors)
         ]
+        checkpoint("ingest:before-upsert")
         for i in range(0, len(points), 256):
+            if i:
+                checkpoint("ingest:mid-upsert")
             self.client.upsert(self.qdrant_name, points[i:i + 256], wait=True)
             progress("index", doc_id, min(i + 256, len(points)), len(points))
+        checkpoint("ingest:after-upsert")
         md_path = self.settings.markdown_dir / self.name / (safe_doc_name(doc_id) + ".md")
         _atomic_write(md_path, doc.markdown)
         figure_dir = self._figure_dir(doc_id)
@@ -512,6 +518,7 @@ class Collection:
         }
         if title:
             self.meta["documents"][doc_id]["title_override"] = title
+        checkpoint("ingest:after-markdown")
         return IngestResult(doc_id, "added", title=doc.title, pages=doc.page_count,
                             sections=self.meta["documents"][doc_id]["sections"],
                             segments=len(segments), warnings=tuple(warnings))
@@ -536,8 +543,12 @@ class Collection:
         ingest), and an old version is deleted only after the registry names its successor.
         """
         self.meta["generation"] = uuid.uuid4().hex
+        checkpoint("ingest:before-commit")
         self._save_meta()
-        for doc_id, version in replaced:
+        checkpoint("ingest:after-commit")
+        for i, (doc_id, version) in enumerate(replaced):
+            if i:
+                checkpoint("ingest:mid-delete-old")
             self._delete_other_versions(doc_id, version)
         replaced.clear()
 
@@ -618,6 +629,7 @@ class Collection:
             record = self.meta["documents"].pop(doc_id)
             self.meta["generation"] = uuid.uuid4().hex
             self._save_meta()
+            checkpoint("remove:after-registry")
             self.client.delete(self.qdrant_name, models.FilterSelector(filter=models.Filter(
                 must=[models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))])),
                 wait=True)
@@ -873,7 +885,10 @@ class Collection:
             return 0
         vecs = self.embedder.embed_passages([(p.payload or {}).get("text", "") for p in todo],
                                             progress=progress)
+        checkpoint("embed:before-write")
         for i in range(0, len(todo), 256):
+            if i:
+                checkpoint("embed:mid-write")
             self.client.update_vectors(self.qdrant_name, [
                 models.PointVectors(id=p.id, vector={"content": v.tolist()})
                 for p, v in zip(todo[i:i + 256], vecs[i:i + 256])], wait=True)
