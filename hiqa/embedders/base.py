@@ -137,15 +137,16 @@ class BaseEmbedder(ABC):
             pool.shutdown(wait=False, cancel_futures=True)
 
     def _batches(self, texts: list[str]) -> list[range]:
-        """Consecutive row ranges within ``batch_size`` and ``batch_tokens`` (one text at least)."""
+        """Consecutive row ranges within ``batch_size`` and ``batch_tokens`` (one text at least),
+        and small enough that a few texts still make a batch for every worker."""
+        size = max(1, min(self.batch_size, -(-len(texts) // max(1, self.workers))))
         if self.batch_tokens is None:
-            return [range(s, min(s + self.batch_size, len(texts)))
-                    for s in range(0, len(texts), self.batch_size)]
+            return [range(s, min(s + size, len(texts))) for s in range(0, len(texts), size)]
         out: list[range] = []
         start, tokens = 0, 0
         for i, text in enumerate(texts):
             cost = estimate_tokens(text)
-            if i > start and (i - start == self.batch_size or tokens + cost > self.batch_tokens):
+            if i > start and (i - start == size or tokens + cost > self.batch_tokens):
                 out.append(range(start, i))
                 start, tokens = i, 0
             tokens += cost
