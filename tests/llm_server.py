@@ -135,6 +135,7 @@ def dead_url() -> str:
 
 
 Reply = Callable[[list[dict[str, str]]], str]
+Embed = Callable[[list[str]], Any]
 
 
 class ScriptedServer:
@@ -142,7 +143,8 @@ class ScriptedServer:
 
     ``reply(messages)`` gives the assistant text; ``status`` other than 200 answers with an
     OpenAI-style error body; ``raw_body`` answers 200 with that body as is (a malformed reply);
-    ``delay`` sleeps before answering.  ``requests`` holds every chat request body received.
+    ``delay`` sleeps before answering.  With ``embed``, ``/v1/embeddings`` answers too, with
+    ``embed(input)``'s rows as the vectors.  ``requests`` holds every request body received.
     Use as a context manager; ``base_url`` ends in ``/v1``.
     """
 
@@ -154,9 +156,10 @@ class ScriptedServer:
         raw_body: bytes | None = None,
         delay: float = 0.0,
         model: str = "scripted",
+        embed: Embed | None = None,
     ):
         self.reply, self.status, self.raw_body, self.delay = reply, status, raw_body, delay
-        self.model = model
+        self.model, self.embed = model, embed
         self.requests: list[dict[str, Any]] = []
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
@@ -198,6 +201,10 @@ class ScriptedServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
+                if server.embed is not None and self.path.endswith("/embeddings"):
+                    server.requests.append(body)
+                    self._json(200, _embeddings(body, server.embed(body["input"])))
+                    return
                 if not self.path.endswith("/chat/completions"):
                     self._json(404, {"error": {"message": f"no route {self.path}"}})
                     return
@@ -236,6 +243,16 @@ class ScriptedServer:
                 self.wfile.flush()
 
         return Handler
+
+
+def _embeddings(request: dict[str, Any], vectors: Any) -> dict[str, Any]:
+    return {
+        "object": "list",
+        "model": request.get("model", ""),
+        "data": [{"object": "embedding", "index": i, "embedding": [float(x) for x in v]}
+                 for i, v in enumerate(vectors)],
+        "usage": {"prompt_tokens": 0, "total_tokens": 0},
+    }
 
 
 def _completion(model: str, text: str, request: dict[str, Any]) -> dict[str, Any]:

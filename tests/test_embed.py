@@ -13,13 +13,12 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 import numpy as np
 import pytest
-from llm_server import free_port
+from llm_server import ScriptedServer, free_port
 
 from hiqa.embed import (
     CachedEmbedder,
@@ -30,6 +29,7 @@ from hiqa.embed import (
     OpenAIEmbedder,
     embedder_from_settings,
     get_embedder,
+    l2_normalise,
 )
 from hiqa.embedders.base import BaseEmbedder
 from hiqa.errors import EmbeddingError, HiqaError
@@ -159,8 +159,7 @@ def test_a_slow_embedder_reports_progress_after_every_batch():
     vectors = SlowEmbedder(0.3).embed_passages(texts, progress=progress)
     assert [(done, total) for done, total, _ in calls] == [(4, 10), (8, 10), (10, 10)]
     assert calls[0][2] - start < 0.3 * 2  # the first batch is reported before the second runs
-    np.testing.assert_allclose(vectors, hashed_vectors(texts) / np.linalg.norm(
-        hashed_vectors(texts), axis=1, keepdims=True), atol=1e-6)
+    np.testing.assert_allclose(vectors, l2_normalise(hashed_vectors(texts)), atol=1e-6)
 
 
 def test_a_batch_of_long_texts_holds_fewer_of_them():
@@ -387,54 +386,6 @@ def test_openai_embedder_says_when_the_endpoint_is_down(dead_url: str):
     assert dead_url in str(caught.value) and "is the server running" in str(caught.value)
 
 
-class RecordingEmbeddingServer:
-    """A real ``/v1/embeddings`` server on localhost: hashed vectors, every request body kept."""
-
-    def __init__(self, dim: int = 4):
-        self.dim = dim
-        self.requests: list[dict[str, Any]] = []
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append(body)
-                vectors = hashed_vectors(body["input"], server.dim)
-                data = json.dumps({
-                    "object": "list", "model": body["model"],
-                    "data": [{"object": "embedding", "index": i, "embedding": v.tolist()}
-                             for i, v in enumerate(vectors)],
-                    "usage": {"prompt_tokens": 0, "total_tokens": 0},
-                }).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        return Handler
-
-
 ROLE_REQUESTS = {
     "none": [{"input": ["wc counts lines", "df shows disk space"]},
              {"input": ["count lines"]}],
@@ -447,7 +398,7 @@ ROLE_REQUESTS = {
 
 @pytest.mark.parametrize("input_type", ROLE_REQUESTS)
 def test_openai_embedder_sends_the_role_its_input_type_says(input_type: str):
-    with RecordingEmbeddingServer() as server:
+    with ScriptedServer(embed=hashed_vectors) as server:
         remote = OpenAIEmbedder(server.base_url, "e5", dim=4, input_type=input_type)
         passages = remote.embed_passages(["wc counts lines", "df shows disk space"])
         query = remote.embed_query("count lines")
@@ -455,14 +406,14 @@ def test_openai_embedder_sends_the_role_its_input_type_says(input_type: str):
                 for body in ROLE_REQUESTS[input_type]]
     assert server.requests == expected
     sent = [text for body in expected for text in body["input"]]
-    np.testing.assert_allclose(np.vstack([passages, query]),
-                               remote._checked(hashed_vectors(sent), sent), atol=1e-6)
+    np.testing.assert_allclose(np.vstack([passages, query]), l2_normalise(hashed_vectors(sent)),
+                               atol=1e-6)
 
 
 def test_input_type_is_part_of_the_model_id_and_read_from_the_settings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    with RecordingEmbeddingServer(dim=8) as server:
+    with ScriptedServer(embed=lambda texts: hashed_vectors(texts, 8)) as server:
         monkeypatch.setenv("HIQA_EMBEDDER", "openai")
         monkeypatch.setenv("HIQA_EMBED_BASE_URL", server.base_url)
         monkeypatch.setenv("HIQA_EMBED_MODEL", "multilingual-e5-small")
@@ -477,7 +428,7 @@ def test_input_type_is_part_of_the_model_id_and_read_from_the_settings(
             "prefix": "openai/multilingual-e5-small/8/prefixes='query: ','passage: '",
             "field": "openai/multilingual-e5-small/8/input_type",
         }
-        # the last request of each: the query, after the dimension probe
+        # every request but the dimension probes: the one query of each input type
         queries = [r for r in server.requests if r["input"] != ["dimension probe"]]
         assert [(r["input"], r.get("input_type")) for r in queries] == [
             (["count lines"], None), (["query: count lines"], None),
