@@ -7,6 +7,7 @@ import sys
 import time
 from typing import TextIO
 
+from .errors import HiqaError
 from .settings import Settings
 
 
@@ -54,7 +55,8 @@ def warn_preset(col) -> None:  # type: ignore[no-untyped-def]
 
 
 def _cmd_ingest(args: argparse.Namespace) -> int:
-    from .collection import Collection, _expand
+    from .collection import Collection
+    from .ingest import expand
 
     settings = settings_of(args)
     col = Collection(args.collection, settings, create=True, strategy=args.strategy,
@@ -62,7 +64,7 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
     if args.strategy and args.strategy != col.strategy and col.documents:
         print(f"note: collection {col.name!r} uses strategy {col.strategy!r}; "
               f"--strategy {args.strategy} ignored", file=sys.stderr)
-    n = len(list(_expand(args.paths, None)))
+    n = len(list(expand(args.paths, None)))
     llm = None
     if args.llm_format != "never" or args.llm_keywords:
         from .llm_ingest import cached_llm
@@ -114,23 +116,74 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def _cmd_collections(args: argparse.Namespace) -> int:
-    from .collection import Collection, list_collections
+    from .collection import list_collections, read_registry
 
     settings = settings_of(args)
     rows = []
-    for name in list_collections(settings):
-        col = Collection(name, settings)
-        rows.append({"name": name, "documents": len(col.documents), "segments": len(col),
-                     "strategy": col.strategy, "embedder": col.meta["embedder"],
-                     "preset": col.preset})
+    for name in list_collections(settings):  # registries only: works while the app runs
+        try:
+            meta = read_registry(name, settings).data
+        except HiqaError:  # a server collection without a local registry
+            rows.append({"name": name, "documents": None, "segments": None, "strategy": "",
+                         "embedder": "", "preset": None})
+            continue
+        docs = meta["documents"].values()
+        rows.append({"name": name, "documents": len(docs),
+                     "segments": sum(int(d.get("segments", 0)) for d in docs),
+                     "strategy": meta.get("strategy", ""), "embedder": meta.get("embedder", ""),
+                     "preset": meta.get("preset")})
     if args.json:
         print(json.dumps(rows, indent=1))
     elif not rows:
         print("no collections yet; create one with `hiqa ingest PATH --collection NAME`")
     else:
         for r in rows:
+            if r["documents"] is None:
+                print(f"{r['name']:24} on the server; open it once to register it here")
+                continue
             print(f"{r['name']:24} {r['documents']:5} docs {r['segments']:7} segments  "
                   f"strategy={r['strategy']} embedder={r['embedder']}")
+    return 0
+
+
+def _cmd_docs(args: argparse.Namespace) -> int:
+    from .collection import read_registry
+
+    docs = read_registry(args.collection, settings_of(args)).documents
+    rows = [{"id": doc_id, "title": m.get("title", ""), "source": m.get("source", ""),
+             "segments": int(m.get("segments", 0)), "version": str(m.get("hash", ""))[:16],
+             "dense_pending": int(m.get("dense_pending", 0))}
+            for doc_id, m in sorted(docs.items())]
+    if args.json:
+        print(json.dumps(rows, indent=1, ensure_ascii=False))
+        return 0
+    if not rows:
+        print(f"collection {args.collection!r} has no documents yet")
+        return 0
+    print(f"{'document':32} {'segs':>6} {'pending':>7} {'version':16}  title / source")
+    for r in rows:
+        print(f"{r['id'][:32]:32} {r['segments']:6} {r['dense_pending']:7} {r['version']:16}  "
+              f"{r['title'][:40]}  ({r['source']})")
+    return 0
+
+
+def _cmd_repair(args: argparse.Namespace) -> int:
+    from .collection import Collection
+    from .ingest import repair
+
+    col = Collection(args.collection, settings_of(args), missing_store_ok=True)
+    plan = repair(col, dry_run=args.dry_run)
+    head = "would" if args.dry_run else "did"
+    for line in plan.lines():
+        print(f"{head}: {line}" if line != "nothing to repair" else line)
+    return 0
+
+
+def _cmd_migrate(args: argparse.Namespace) -> int:
+    from .migrate import migrate
+
+    for line in migrate(settings_of(args), dry_run=args.dry_run):
+        print(line)
     return 0
 
 
@@ -312,6 +365,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("collections", help="list collections")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_collections)
+
+    p = sub.add_parser("docs", help="list a collection's documents (works while the app runs)")
+    p.add_argument("--collection", "-c", required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_docs)
+
+    p = sub.add_parser("repair", help="make a collection's registry and store agree again "
+                                      "(after a lost store or registry); --dry-run first")
+    p.add_argument("--collection", "-c", required=True)
+    p.add_argument("--dry-run", action="store_true", help="only say what would be done")
+    p.set_defaults(func=_cmd_repair)
+
+    p = sub.add_parser("migrate", help="convert a data dir from Qdrant local mode (HiQA before "
+                                       "Qdrant Edge) to the embedded Edge store; no re-embedding")
+    p.add_argument("--dry-run", action="store_true", help="only say what would be converted")
+    p.set_defaults(func=_cmd_migrate)
 
     p = sub.add_parser("remove-doc", help="remove documents from a collection")
     p.add_argument("doc", nargs="+", help="document id(s) as shown by ingest")
