@@ -554,7 +554,8 @@ class Collection:
             rows.append(r.vectors[name])
         order = sorted(range(len(segs)), key=lambda i: (segs[i].doc_id, segs[i].order, segs[i].piece))
         return ([segs[i] for i in order],
-                np.asarray([rows[i] for i in order], dtype=np.float32).reshape(len(order), -1))
+                np.asarray([rows[i] for i in order], dtype=np.float32).reshape(
+                    len(order), int(self.meta["dim"])))
 
 
 def keyword_sources(sources: dict[str, Sequence[str]]) -> tuple[Keyword, ...]:

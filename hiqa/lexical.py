@@ -42,7 +42,7 @@ import bm25s
 import numpy as np
 import Stemmer
 
-from .tokenize import tokenize
+from .tokenize import normalise, normalised_tokens, tokenize
 
 logging.getLogger("bm25s").setLevel(logging.ERROR)
 
@@ -55,9 +55,25 @@ FORMAT = 4
 _STEMMER = Stemmer.Stemmer("english")
 
 
-def terms(text: str) -> list[str]:
-    """BM25 terms: HiQA's tokens with plain (ASCII-letter) words stemmed."""
-    tokens = tokenize(text)
+def terms(text: str, memo: dict[str, list[str]] | None = None) -> list[str]:
+    """BM25 terms: HiQA's tokens with plain (ASCII-letter) words stemmed.
+
+    ``memo`` (chunk -> terms) makes indexing a corpus cost one tokenisation per distinct
+    whitespace-separated chunk instead of one per occurrence: the same result (no token spans
+    whitespace, ``tokenize.normalised_tokens``), measured 4-5x faster on the dev corpus.
+    """
+    if memo is None:
+        return _stemmed(tokenize(text))
+    out: list[str] = []
+    for chunk in normalise(text).split():
+        found = memo.get(chunk)
+        if found is None:
+            found = memo[chunk] = _stemmed(normalised_tokens(chunk))
+        out.extend(found)
+    return out
+
+
+def _stemmed(tokens: list[str]) -> list[str]:
     words = [i for i, t in enumerate(tokens) if t.isascii() and t.isalpha()]
     if words:
         stems = _STEMMER.stemWords([tokens[i] for i in words])
@@ -66,9 +82,10 @@ def terms(text: str) -> list[str]:
     return tokens
 
 
-def _index(texts: Sequence[str], b: float) -> bm25s.BM25:
+def _index(texts: Sequence[str], b: float, memo: dict[str, list[str]] | None = None) -> bm25s.BM25:
+    memo = {} if memo is None else memo
     retriever = bm25s.BM25(k1=K1, b=b, method="lucene")
-    retriever.index([terms(t) or [""] for t in texts], show_progress=False)
+    retriever.index([terms(t, memo) or [""] for t in texts], show_progress=False)
     return retriever
 
 
@@ -125,7 +142,8 @@ class LexicalIndex:
         if not ids:
             return cls([])
         doc_list = list(doc_ids) if doc_ids is not None else [""] * len(ids)
-        head = _index(heads, HEAD_B) if heads is not None and any(heads) else None
+        memo: dict[str, list[str]] = {}  # one tokenisation per distinct chunk, all fields
+        head = _index(heads, HEAD_B, memo) if heads is not None and any(heads) else None
         context = None
         context_of: list[int] = []
         context_docs: list[str] = []
@@ -140,8 +158,8 @@ class LexicalIndex:
                 context_of.append(position[key])
                 own = h.rsplit(" > ", 1)[-1] if h else ""
                 parts[position[key]].append(f"{own}\n{text}" if own else text)
-            context = _index(["\n\n".join(p) for p in parts], B)
-        return cls(ids, doc_list, body=_index(texts, B), head=head, context=context,
+            context = _index(["\n\n".join(p) for p in parts], B, memo)
+        return cls(ids, doc_list, body=_index(texts, B, memo), head=head, context=context,
                    context_of=context_of, context_docs=context_docs,
                    titles=titles if head is not None else None)
 

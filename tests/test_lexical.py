@@ -100,3 +100,21 @@ def test_context_field_scores_a_term_with_its_section() -> None:
         ctx.save(Path(d) / "bm25", "g")
         again = LexicalIndex.load(Path(d) / "bm25", "g")
         assert again is not None and np.allclose(again.scores(q), ctx.scores(q))
+
+
+def test_memoised_terms_equal_plain_terms():
+    """Indexing tokenises whitespace chunks once (a memo); the terms must be the same."""
+    import random
+
+    from hiqa.lexical import terms
+
+    rng = random.Random(7)
+    pieces = ["ADC12QJ1600-SP", "open(2)", "--max-line-length", "-n", "检索增强生成", "Ｆｕｌｌ",
+              "running", "files,", "(see", "v2.3.1", "e.g.", "the", "x_y", "a/b:c", "«quoted»",
+              "tab\tsep", "naïve", "İstanbul", "ß", "ﬁle", "２０２４年", "--", "-", "…"]
+    memo: dict[str, list[str]] = {}
+    for _ in range(300):
+        text = rng.choice([" ", "\n", "  ", "\u3000"]).join(
+            rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+        assert terms(text, memo) == terms(text), text
+    assert memo  # the memo was used

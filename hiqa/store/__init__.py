@@ -16,14 +16,12 @@ import os
 import sqlite3
 import warnings
 from pathlib import Path
-
-from qdrant_client import QdrantClient
+from typing import Any
 
 from ..errors import CollectionError, StorageError
 from ..handles import HANDLES
 from ..settings import Settings
 from .base import BATCH, VECTOR_NAMES, Record, Store, version_key
-from .client import ClientStore
 from .edge import EdgeStore, _describe_process
 
 __all__ = ["BATCH", "VECTOR_NAMES", "ClientStore", "EdgeStore", "Record", "Store", "close_all",
@@ -41,6 +39,14 @@ def store_key(settings: Settings, name: str) -> str:
     return f"{where}::{name}"
 
 
+def __getattr__(name: str) -> object:
+    if name == "ClientStore":  # imports qdrant-client (seconds), needed only for a server
+        from .client import ClientStore
+
+        return ClientStore
+    raise AttributeError(name)
+
+
 def open_store(settings: Settings, name: str) -> Store:
     """The process-wide store of collection ``name`` (not created: see ``Store.create``)."""
     key = store_key(settings, name)
@@ -48,8 +54,12 @@ def open_store(settings: Settings, name: str) -> Store:
         store = HANDLES.stores.get(key)
         if store is None:
             if settings.qdrant_url:
+                from .client import ClientStore
+
                 store = ClientStore(get_client(settings), name, settings.qdrant_url)
             elif settings.store == "qdrant-local":
+                from .client import ClientStore
+
                 store = ClientStore(get_client(settings), name,
                                     str(Path(settings.data_dir) / "qdrant"))
             elif settings.store == "edge":
@@ -61,7 +71,7 @@ def open_store(settings: Settings, name: str) -> Store:
         return store
 
 
-def get_client(settings: Settings, *, legacy_dir: Path | None = None) -> QdrantClient:
+def get_client(settings: Settings, *, legacy_dir: Path | None = None) -> Any:
     """The process-wide qdrant-client for the server URL, or for local mode under
     ``legacy_dir`` (default ``<data dir>/qdrant``)."""
     if settings.qdrant_url and legacy_dir is None:
@@ -73,6 +83,8 @@ def get_client(settings: Settings, *, legacy_dir: Path | None = None) -> QdrantC
         if client is not None:
             return client
         if key == settings.qdrant_url:
+            from qdrant_client import QdrantClient
+
             client = QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key,
                                   timeout=30)
         else:
@@ -81,7 +93,9 @@ def get_client(settings: Settings, *, legacy_dir: Path | None = None) -> QdrantC
         return client
 
 
-def _local_client(path: Path, data_dir: Path) -> QdrantClient:
+def _local_client(path: Path, data_dir: Path) -> Any:
+    from qdrant_client import QdrantClient
+
     owner = path / "hiqa.owner"
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -108,7 +122,7 @@ def close_all() -> None:
     HANDLES.close_all()
 
 
-def tune_local_storage(client: QdrantClient, name: str) -> None:
+def tune_local_storage(client: Any, name: str) -> None:
     """Let Qdrant local mode's SQLite file commit in WAL mode instead of fsyncing every point.
 
     Local mode persists each point in its own transaction; with the default rollback journal

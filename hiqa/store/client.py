@@ -134,5 +134,15 @@ class ClientStore(Store):
             limit=k, query_filter=models.Filter(must=must), with_payload=False)
         return [(str(p.id), float(p.score)) for p in res.points]
 
+    def scores(self, ids: Sequence[str], qvec: np.ndarray, using: str) -> dict[str, float]:
+        """Cosine of each of ``ids`` with ``qvec``, computed by the server (no vectors sent)."""
+        if not ids:
+            return {}
+        res = self.client.query_points(
+            self.qdrant_name, query=np.asarray(qvec, dtype=np.float32).tolist(), using=using,
+            limit=len(ids), with_payload=False,
+            query_filter=models.Filter(must=[models.HasIdCondition(has_id=list(ids))]))
+        return {str(p.id): float(p.score) for p in res.points}
+
     def count(self) -> int:
         return int(self.client.count(self.qdrant_name, exact=True).count) if self.exists() else 0

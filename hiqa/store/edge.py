@@ -170,6 +170,17 @@ class EdgeStore(Store):
             filter=qe.Filter(must=must), with_payload=False, with_vector=False))
         return [(str(p.id), float(p.score)) for p in found]
 
+    def scores(self, ids: Sequence[str], qvec: np.ndarray, using: str) -> dict[str, float]:
+        """Cosine of each of ``ids`` with ``qvec``, computed in the shard (no vectors copied)."""
+        if not ids:
+            return {}
+        found = self.shard.query(qe.QueryRequest(
+            limit=len(ids), query=qe.Query.Nearest(np.asarray(qvec, dtype=np.float32).tolist(),
+                                                   using=using),
+            filter=qe.Filter(must=[qe.HasIdCondition(set(ids))]), with_payload=False,
+            with_vector=False))
+        return {str(p.id): float(p.score) for p in found}
+
     def count(self) -> int:
         return int(self.shard.count(qe.CountRequest(exact=True))) if self.exists() else 0
 
