@@ -14,11 +14,11 @@ from typing import Any
 
 import streamlit as st
 
+from app_pages.ui_helpers import PathNotAllowed, allowed_server_path, escape_markdown
 from hiqa.collection import Collection, list_collections
 from hiqa.errors import HiqaError
 from hiqa.model import Segment
 from hiqa.settings import Settings
-from hiqa.ui_helpers import PathNotAllowed, allowed_server_path, escape_markdown
 
 DATA_DIR_KEY = "hiqa_data_dir"
 COLLECTION_KEY = "hiqa_collection"

@@ -14,12 +14,7 @@ from app_pages._shared import (
     settings,
     show_figure,
 )
-from hiqa.answer import answer_note, answer_stream, parse_citations
-from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
-from hiqa.errors import HiqaError, LLMError
-from hiqa.fusion import FusionMethod
-from hiqa.llm import LLMClient, LLMConfig
-from hiqa.ui_helpers import (
+from app_pages.ui_helpers import (
     escape_markdown,
     hits_rows,
     llm_settings_from_secrets,
@@ -31,6 +26,11 @@ from hiqa.ui_helpers import (
     source_anchor,
     source_labels,
 )
+from hiqa.answer import answer_note, answer_stream, parse_citations
+from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
+from hiqa.errors import HiqaError, LLMError
+from hiqa.fusion import FusionMethod
+from hiqa.llm import LLMClient, LLMConfig
 
 METHODS = [m.value for m in FusionMethod]
 ROUTE_COLOURS = {"dense": "#4C78A8", "bm25": "#F58518", "keyword": "#54A24B"}

@@ -19,13 +19,7 @@ from app_pages._shared import (
     server_paths_allowed,
     settings,
 )
-from hiqa.collection import Collection, check_name
-from hiqa.embed import EmbedderName
-from hiqa.errors import HiqaError
-from hiqa.formats import SUPPORTED_EXTENSIONS
-from hiqa.llm_ingest import add_llm_keywords, cached_llm, format_step
-from hiqa.segment import Strategy
-from hiqa.ui_helpers import (
+from app_pages.ui_helpers import (
     escape_markdown,
     ingest_rows,
     ingest_summary,
@@ -33,6 +27,12 @@ from hiqa.ui_helpers import (
     settle_uploads,
     stage_uploads,
 )
+from hiqa.collection import Collection, check_name
+from hiqa.embed import EmbedderName
+from hiqa.errors import HiqaError
+from hiqa.formats import SUPPORTED_EXTENSIONS
+from hiqa.llm_ingest import add_llm_keywords, cached_llm, format_step
+from hiqa.segment import Strategy
 
 STAGES = ("format", "segment", "embed", "index")
 INTO = {"existing": ":material/folder_open: An existing collection",

@@ -27,6 +27,7 @@ from index_fixtures import DOCS, data_and_corpus
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.errors import AppTestError
 
+from app_pages.ui_helpers import WORD_JOINER, PathNotAllowed, allowed_server_path
 from hiqa import cli, store
 from hiqa.collection import (
     DEFAULT_ALPHA,
@@ -39,7 +40,6 @@ from hiqa.errors import CollectionError, DocumentError, HiqaError, LLMError, Par
 from hiqa.formats.textio import decode_bytes
 from hiqa.ingest import ingest_lock
 from hiqa.settings import Settings
-from hiqa.ui_helpers import WORD_JOINER, PathNotAllowed, allowed_server_path
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
