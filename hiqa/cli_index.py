@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -173,6 +174,9 @@ def _cmd_repair(args: argparse.Namespace) -> int:
 
     col = Collection(args.collection, settings_of(args), missing_store_ok=True)
     plan = repair(col, dry_run=args.dry_run)
+    if args.json:
+        print(json.dumps({"dry_run": args.dry_run, **dataclasses.asdict(plan)}, indent=1))
+        return 0
     head = "would" if args.dry_run else "did"
     for line in plan.lines():
         print(f"{head}: {line}" if line != "nothing to repair" else line)
@@ -375,6 +379,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                       "(after a lost store or registry); --dry-run first")
     p.add_argument("--collection", "-c", required=True)
     p.add_argument("--dry-run", action="store_true", help="only say what would be done")
+    p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_repair)
 
     p = sub.add_parser("migrate", help="convert a data dir from Qdrant local mode (HiQA before "

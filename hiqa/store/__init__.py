@@ -49,6 +49,9 @@ def __getattr__(name: str) -> object:
 
 def open_store(settings: Settings, name: str) -> Store:
     """The process-wide store of collection ``name`` (not created: see ``Store.create``)."""
+    data = Path(settings.data_dir)
+    if data.exists() and not data.is_dir():
+        raise storage_error(NotADirectoryError(errno.ENOTDIR, "not a directory", str(data)), data)
     key = store_key(settings, name)
     with HANDLES.lock:
         store = HANDLES.stores.get(key)

@@ -8,6 +8,7 @@ the error for a second one says which process holds it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -65,10 +66,22 @@ class EdgeStore(Store):
     def _open(self, opener: Any) -> qe.EdgeShard:
         owner = self.directory / "hiqa.owner"
         try:
+            self.directory.mkdir(parents=True, exist_ok=True)
             shard = opener()
+        except OSError as exc:
+            from . import storage_error
+
+            raise storage_error(exc, self.directory.parent.parent) from exc
         except Exception as exc:
             if "WouldBlock" not in str(exc) and "lock" not in str(exc).lower():
-                raise
+                code = re.search(r"\(os error (\d+)\)", str(exc))
+                if code is None:
+                    raise
+                from . import storage_error
+
+                os_error = OSError(int(code.group(1)), os.strerror(int(code.group(1))),
+                                   str(self.directory))
+                raise storage_error(os_error, self.directory.parent.parent) from exc
             who = owner.read_text().strip() if owner.exists() else "another process"
             raise CollectionError(
                 f"the store of collection {self.name!r} ({self.directory}) is in use by {who}. "
@@ -83,7 +96,6 @@ class EdgeStore(Store):
         config = qe.EdgeConfig(vectors={
             v: qe.EdgeVectorParams(size=int(dim), distance=qe.Distance.Cosine)
             for v in VECTOR_NAMES})
-        self.directory.mkdir(parents=True, exist_ok=True)
         self._shard = self._open(lambda: qe.EdgeShard.create(str(self.directory), config))
         for field_name in INDEXED_FIELDS:
             self._shard.update(qe.UpdateOperation.create_field_index(
