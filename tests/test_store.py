@@ -162,3 +162,28 @@ def test_migrate_an_old_local_mode_data_dir(settings, corpus, capsys):
     assert "already in the Edge store" in capsys.readouterr().out
     shutil.rmtree(settings.data_dir / "qdrant")
     assert new.search("follow", k=1)
+
+
+def test_a_lost_registry_is_rebuilt_with_one_version_per_document(settings, corpus, monkeypatch):
+    col = build(settings, corpus)
+    (corpus / "wc.1.md").write_text((corpus / "wc.1.md").read_text().replace("maximum", "largest"))
+
+    def crash(*a, **k):
+        raise KeyboardInterrupt("power cut")
+
+    monkeypatch.setattr("hiqa.ingest._commit", crash)  # two versions of wc.1.md are stored
+    with pytest.raises(KeyboardInterrupt):
+        col.ingest([corpus])
+    monkeypatch.undo()
+    store.close_all()
+    (settings.data_dir / "collections" / "man" / "meta.json").unlink()
+    again = Collection("man", settings)
+    assert sorted(again.documents) == sorted(DOCS)
+    wc = again.segments("wc.1.md")
+    assert len({s.segment_id for s in wc}) == len(wc) == again.documents["wc.1.md"]["segments"]
+    texts = " ".join(s.text for s in wc)
+    assert ("largest" in texts) != ("maximum" in texts)  # one version, never both
+    # the next ingest brings it up to date and sweeps the other version
+    again.ingest([corpus])
+    assert "largest" in " ".join(s.text for s in again.segments("wc.1.md"))
+    assert again.store.count() == len(again)
