@@ -298,16 +298,31 @@ class Collection:
         root: str | os.PathLike[str] | None = None,
         force: bool = False,
         prepare: Callable[[Document], Document] | None = None,
+        dense: str = "now",
     ) -> list[IngestResult]:
         """Add or update documents; unchanged ones (same file hash) are skipped.
 
         Files are found recursively under directories.  ``doc_id`` is the path relative to
         ``root`` (default: the folder holding all inputs, see ``ingest.expand``).  A file that
         fails is reported and skipped; a crash loses at most the last few seconds of work and
-        never what was indexed before (``hiqa.ingest``).
+        never what was indexed before (``hiqa.ingest``).  ``dense="later"`` writes documents
+        without dense vectors: searchable at once by the lexical and keyword routes, embedded
+        afterwards by ``fill_dense``.
         """
         return _ingest.ingest(self, paths, progress=progress, root=root, force=force,
-                              prepare=prepare)
+                              prepare=prepare, dense=dense)
+
+    def fill_dense(self, progress: Callable[[int, int], None] | None = None, *,
+                   batch: int = 64, embedder: Any = None,
+                   stop: Callable[[], bool] | None = None) -> int:
+        """Embed the dense vectors still pending (``ingest(dense="later")``); resumable."""
+        return _ingest.fill_dense(self, progress=progress, batch=batch, embedder=embedder,
+                                  stop=stop)
+
+    def dense_status(self) -> tuple[int, int]:
+        """(segments with a dense vector, segments): what the dense route covers so far."""
+        self.registry.refresh()
+        return _ingest.dense_status(self)
 
     def payload(self, s: Segment, version: str) -> dict[str, Any]:
         return {

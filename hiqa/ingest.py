@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import DocumentError, HiqaError, IngestBusyError, StorageError
+from .errors import DocumentError, HiqaError, IngestBusyError, ParameterError, StorageError
 from .faults import checkpoint
 from .keywords import extract_keywords
 from .model import Document
@@ -43,6 +43,10 @@ if TYPE_CHECKING:
     from .collection import Collection
 
 COMMIT_EVERY_S = 5.0
+DENSE_MODES = ("now", "later")
+"""``now``: ingest embeds each document before writing it; ``later``: documents are written
+without dense vectors, searchable by the lexical and keyword routes at once, and ``fill_dense``
+(``hiqa embed``, the app's background worker) adds the vectors."""
 
 Progress = Callable[[str, str, int, int], None]
 """progress(stage, doc_id, done, total); stages: format, segment, embed, index, finalize."""
@@ -139,25 +143,38 @@ def _relative_id(path: Path, base: Path) -> str:
 
 # ---------------------------------------------------------------------- locking
 @contextlib.contextmanager
-def ingest_lock(col: Collection) -> Iterator[None]:
-    """One writer per collection; the registry is re-read once the lock is held."""
+def ingest_lock(col: Collection, *, wait_s: float = 0.0, holder: str = "ingest",
+                reread: bool = True) -> Iterator[None]:
+    """One writer per collection; the registry is re-read once the lock is held.
+
+    A dense-vector writer (``holder="embed"``, ``fill_dense``) holds it for milliseconds per
+    batch, so anyone finding it there waits; an ingest held by another ingest fails at once
+    unless ``wait_s`` says to wait.
+    """
     col.dir.mkdir(parents=True, exist_ok=True)
     with open(col.dir / "ingest.lock", "a+") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.seek(0)
-            who = fh.read().strip() or "another process"
-            raise IngestBusyError(
-                f"another ingest into collection {col.name!r} is running ({who}); wait for "
-                "it to finish and try again"
-            ) from None
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                fh.seek(0)
+                who = fh.read().strip() or "another process"
+                brief = who.startswith("embed") and time.monotonic() < deadline + 30
+                if not brief and time.monotonic() >= deadline:
+                    raise IngestBusyError(
+                        f"another ingest into collection {col.name!r} is running ({who}); wait "
+                        "for it to finish and try again"
+                    ) from None
+                time.sleep(0.05)
         fh.seek(0)
         fh.truncate()
-        fh.write(f"pid {os.getpid()}")
+        fh.write(f"{holder}, pid {os.getpid()}")
         fh.flush()
         try:
-            col.registry.update(lambda d: None, new_generation=False)  # re-read, never stale
+            if reread:
+                col.registry.update(lambda d: None, new_generation=False)  # never stale
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
@@ -167,10 +184,12 @@ def ingest_lock(col: Collection) -> Iterator[None]:
 def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
            progress: Progress | None = None, root: str | os.PathLike[str] | None = None,
            force: bool = False, prepare: Callable[[Document], Document] | None = None,
-           ) -> list[IngestResult]:
+           dense: str = "now") -> list[IngestResult]:
     """Add or update documents (see ``Collection.ingest``)."""
     from .routes import derived
 
+    if dense not in DENSE_MODES:
+        raise ParameterError(f"dense must be one of {', '.join(DENSE_MODES)}, not {dense!r}")
     progress = progress or (lambda *a: None)
     files = list(expand(paths, root))
     results: list[IngestResult] = []
@@ -217,7 +236,8 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
                 progress("index", doc_id, 1, 1)
                 continue
             try:
-                record, result = _ingest_one(col, path, doc_id, version, progress, prepare, title)
+                record, result = _ingest_one(col, path, doc_id, version, progress, prepare, title,
+                                             embed=dense == "now")
             except DocumentError as exc:
                 results.append(IngestResult(doc_id, "failed", error=exc.reason,
                                             seconds=time.perf_counter() - t0))
@@ -249,7 +269,7 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
 
 def _ingest_one(col: Collection, path: Path, doc_id: str, version: str, progress: Progress,
                 prepare: Callable[[Document], Document] | None,
-                title: str | None) -> tuple[dict[str, Any], IngestResult]:
+                title: str | None, *, embed: bool = True) -> tuple[dict[str, Any], IngestResult]:
     from .formats import load_document, save_figures
 
     progress("format", doc_id, 0, 1)
@@ -269,9 +289,10 @@ def _ingest_one(col: Collection, path: Path, doc_id: str, version: str, progress
     merged = col.merge_keywords(keywords)
     segments = [replace(s, keywords=merged) for s in segments]
     progress("segment", doc_id, 1, 1)
-    vectors = col.embedder.embed_passages(
-        [s.augmented_text for s in segments],
-        progress=lambda done, total: progress("embed", doc_id, done, total))
+    if embed:
+        vectors = np.asarray(col.embedder.embed_passages(
+            [s.augmented_text for s in segments],
+            progress=lambda done, total: progress("embed", doc_id, done, total)), dtype=np.float32)
     key = version_key(doc_id, version)
     progress("index", doc_id, 0, len(segments))
     checkpoint("ingest:before-upsert")
@@ -280,12 +301,12 @@ def _ingest_one(col: Collection, path: Path, doc_id: str, version: str, progress
     try:
         ids = [s.segment_id for s in segments]
         payloads = [col.payload(s, version) for s in segments]
-        matrix = np.asarray(vectors, dtype=np.float32)
         step = 256
         for i in range(0, len(ids), step):
             if i:
                 checkpoint("ingest:mid-upsert")
-            col.store.upsert(ids[i:i + step], payloads[i:i + step], {"hca": matrix[i:i + step]})
+            col.store.upsert(ids[i:i + step], payloads[i:i + step],
+                             {"hca": vectors[i:i + step]} if embed else {})
             progress("index", doc_id, min(i + step, len(ids)), len(ids))
     except BaseException:
         with contextlib.suppress(Exception):  # leave no half version behind when we can
@@ -305,6 +326,7 @@ def _ingest_one(col: Collection, path: Path, doc_id: str, version: str, progress
         "pages": doc.page_count, "sections": sum(1 for s in doc.sections if s.level > 0),
         "segments": len(segments), "keywords": keywords, "warnings": warnings,
         "markdown": str(md_path), "ingested_at": time.time(),
+        "dense_pending": 0 if embed else len(segments),
     }
     if title:
         record["title_override"] = title
@@ -473,3 +495,82 @@ def repair(col: Collection, *, dry_run: bool = False,
         ingest(col, [source], root=root or None, progress=progress, force=True)
     derived(col, force=True)
     return plan
+
+
+# ---------------------------------------------------------------------- dense vectors later
+DenseProgress = Callable[[int, int], None]
+"""progress(done, total): dense vectors written of those pending when filling started."""
+
+
+def dense_status(col: Collection) -> tuple[int, int]:
+    """(segments with a dense vector, segments) of the registered documents, from the registry."""
+    docs = col.registry.documents.values()
+    total = sum(int(m.get("segments", 0)) for m in docs)
+    return total - sum(int(m.get("dense_pending", 0)) for m in docs), total
+
+
+def fill_dense(col: Collection, *, progress: DenseProgress | None = None, batch: int = 64,
+               embedder: Any = None, stop: Callable[[], bool] | None = None) -> int:
+    """Embed and write every pending ``hca`` vector of registered documents; returns how many.
+
+    Resumable by construction: what is pending is read from the store (points without the
+    vector), vectors are written batch by batch, so a crash, Ctrl-C or ``kill -9`` loses at most
+    the batch being embedded.  Writes take the ingest lock for milliseconds, and only points that
+    still exist are written (an ingest may have replaced a version meanwhile).  ``stop`` is
+    polled between batches (the app's worker); ``embedder`` lets a background thread use its own
+    model instance.
+    """
+    embedder = embedder or col.embedder
+    col.registry.refresh()
+    visible = set(col.registry.version_keys())
+    total = col.store.count_missing("hca")
+    done, offset = 0, None
+    pending_by_doc: dict[str, int] = {}
+    last_save = time.monotonic()
+    if progress:
+        progress(0, total)
+    while True:
+        if stop is not None and stop():
+            break
+        recs, offset = col.store.missing("hca", limit=batch, after=offset,
+                                         fields=["augmented_text", "doc_id", "version"])
+        recs = [r for r in recs if version_key(str(r.payload.get("doc_id", "")),
+                                               str(r.payload.get("version", ""))) in visible]
+        if recs:
+            vectors = np.asarray(embedder.embed_passages(
+                [str(r.payload.get("augmented_text", "")) for r in recs]), dtype=np.float32)
+            checkpoint("embed:before-write")
+            with ingest_lock(col, wait_s=600, holder="embed", reread=False):
+                alive = {r.id for r in col.store.retrieve([r.id for r in recs], fields=False)}
+                rows = [i for i, r in enumerate(recs) if r.id in alive]
+                if rows:
+                    col.store.set_vectors("hca", [recs[i].id for i in rows], vectors[rows])
+            for i in rows:
+                doc_id = str(recs[i].payload.get("doc_id", ""))
+                pending_by_doc[doc_id] = pending_by_doc.get(doc_id, 0) + 1
+            done += len(rows)
+            if progress:
+                progress(done, total)
+            checkpoint("embed:mid-write")
+        if offset is None or time.monotonic() - last_save > COMMIT_EVERY_S:
+            _save_pending(col, pending_by_doc)
+            last_save = time.monotonic()
+        if offset is None:
+            break
+    _save_pending(col, pending_by_doc)
+    return done
+
+
+def _save_pending(col: Collection, written: dict[str, int]) -> None:
+    """Lower each document's ``dense_pending`` in the registry by the vectors just written."""
+    if not written:
+        return
+
+    def change(d: dict[str, Any]) -> None:
+        for doc_id, n in written.items():
+            record = d["documents"].get(doc_id)
+            if record is not None:
+                record["dense_pending"] = max(0, int(record.get("dense_pending", 0)) - n)
+
+    col.registry.update(change, new_generation=False)
+    written.clear()

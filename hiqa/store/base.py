@@ -93,6 +93,16 @@ class Store(ABC):
     def count(self) -> int: ...
 
     @abstractmethod
+    def missing(self, name: str, *, limit: int, fields: Sequence[str] | bool = True,
+                after: str | None = None) -> tuple[list[Record], str | None]:
+        """Up to ``limit`` points without the named vector (pending dense vectors), and the
+        offset to continue from (None at the end)."""
+
+    @abstractmethod
+    def count_missing(self, name: str) -> int:
+        """How many points lack the named vector."""
+
+    @abstractmethod
     def drop(self) -> None:
         """Delete the collection's points and storage."""
 

@@ -144,5 +144,19 @@ class ClientStore(Store):
             query_filter=models.Filter(must=[models.HasIdCondition(has_id=list(ids))]))
         return {str(p.id): float(p.score) for p in res.points}
 
+    def missing(self, name: str, *, limit: int, fields: Sequence[str] | bool = True,
+                after: str | None = None) -> tuple[list[Record], str | None]:
+        points, offset = self.client.scroll(
+            self.qdrant_name, limit=limit, offset=after, with_vectors=False,
+            with_payload=fields if isinstance(fields, bool) else list(fields),
+            scroll_filter=models.Filter(must_not=[models.HasVectorCondition(has_vector=name)]))
+        return [_record(p) for p in points], None if offset is None else str(offset)
+
+    def count_missing(self, name: str) -> int:
+        if not self.exists():
+            return 0
+        return int(self.client.count(self.qdrant_name, exact=True, count_filter=models.Filter(
+            must_not=[models.HasVectorCondition(has_vector=name)])).count)
+
     def count(self) -> int:
         return int(self.client.count(self.qdrant_name, exact=True).count) if self.exists() else 0

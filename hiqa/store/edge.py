@@ -193,6 +193,19 @@ class EdgeStore(Store):
             with_vector=False))
         return {str(p.id): float(p.score) for p in found}
 
+    def missing(self, name: str, *, limit: int, fields: Sequence[str] | bool = True,
+                after: str | None = None) -> tuple[list[Record], str | None]:
+        points, offset = self.shard.scroll(qe.ScrollRequest(
+            offset=after, limit=limit, with_payload=_payload_selector(fields), with_vector=False,
+            filter=qe.Filter(must_not=[qe.HasVectorCondition(name)])))
+        return [_record(p) for p in points], None if offset is None else str(offset)
+
+    def count_missing(self, name: str) -> int:
+        if not self.exists():
+            return 0
+        return int(self.shard.count(qe.CountRequest(
+            exact=True, filter=qe.Filter(must_not=[qe.HasVectorCondition(name)]))))
+
     def count(self) -> int:
         return int(self.shard.count(qe.CountRequest(exact=True))) if self.exists() else 0
 
