@@ -8,6 +8,7 @@ import streamlit as st
 
 from app_pages._shared import (
     current_collection,
+    dense_status,
     guarded,
     keep,
     persistent,
@@ -40,6 +41,7 @@ col = current_collection()
 assert col is not None
 st.caption(f"Collection **{escape_markdown(col.name)}** · {len(col.documents)} documents · "
            f"{len(col)} segments")
+dense_status(col)
 
 
 # ------------------------------------------------------------------ LLM endpoint

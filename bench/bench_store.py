@@ -1,8 +1,12 @@
 """The embedded store side by side: Qdrant Edge (default) vs Qdrant's Python local mode (old).
 
-    python bench/bench_store.py --segments 20000           # both stores, ~4 min on 2 cores
+    python bench/bench_store.py --segments 20000           # both, ~10 min on 2 cores
     python bench/bench_store.py --segments 200000 --stores edge
     python bench/bench_store.py --quick                    # smoke run: 600 segments
+
+``edge`` is this tree.  ``old`` is HiQA as it was before the store rewrite (``--baseline``, a
+git revision checked out in a temporary worktree): Qdrant local mode plus the numpy mirror of
+the vectors it needed, i.e. what users had, not local mode driven through the new code.
 
 For each store, in fresh processes (so open time and memory are a new process's):
 
@@ -37,7 +41,6 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 SECTIONS_PER_DOC = 40
 WORDS = 4000
@@ -92,14 +95,19 @@ def make_corpus(directory: Path, segments: int, seed: int = 0) -> int:
     return docs
 
 
+BASELINE = "e75c3e6"
+"""The last commit with Qdrant local mode as the embedded store."""
+
+
 def _settings(data: Path, store: str) -> Any:
     from hiqa.settings import Settings
 
-    return Settings(data_dir=data, qdrant_url=None, store=store, cache_override=data / "cache")
+    extra = {"store": store} if "store" in Settings.__dataclass_fields__ else {}
+    return Settings(data_dir=data, qdrant_url=None, cache_override=data / "cache", **extra)
 
 
 def child_ingest(data: Path, corpus: Path, store: str) -> dict[str, Any]:
-    from hiqa.collection import Collection
+    from hiqa.collection import Collection  # from PYTHONPATH: this tree or the baseline's
 
     fake = RandomEmbedder()
     Collection._make_embedder = lambda self, name: fake  # type: ignore[method-assign]
@@ -142,17 +150,31 @@ def child_query(data: Path, store: str, questions: int, seed: int) -> dict[str, 
             "disk_mb": sum(f.stat().st_blocks * 512 for f in data.rglob("*") if f.is_file()) / 2**20}
 
 
-def run_child(*args: str) -> dict[str, Any]:
-    out = subprocess.run([sys.executable, __file__, "--child", *args], check=True,
-                         capture_output=True, text=True, cwd=ROOT)
+def run_child(*args: str, code: Path = ROOT) -> dict[str, Any]:
+    """Run a measurement in a fresh process importing ``hiqa`` from ``code``."""
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    out = subprocess.run([sys.executable, __file__, "--child", *args], check=False,
+                         capture_output=True, text=True, cwd=code, env=env)
+    if out.returncode != 0:
+        raise SystemExit(f"bench child {args[0]} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def baseline_tree(work: Path, revision: str) -> Path:
+    """``revision`` checked out (detached) in a worktree under ``work``."""
+    tree = work / "baseline"
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-f", str(tree),
+                    revision], check=True, capture_output=True)
+    return tree
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--segments", type=int, default=20000)
-    ap.add_argument("--stores", default="edge,qdrant-local",
-                    help="comma-separated: edge (default store), qdrant-local (the old one)")
+    ap.add_argument("--stores", default="edge,old",
+                    help="comma-separated: edge (this tree), old (--baseline: local mode + "
+                         "mirror), qdrant-local (local mode through this tree's code)")
+    ap.add_argument("--baseline", default=BASELINE, help="git revision of the old store")
     ap.add_argument("--questions", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true")
@@ -176,12 +198,20 @@ def main(argv: list[str] | None = None) -> int:
         rows = []
         for store in [s.strip() for s in args.stores.split(",") if s.strip()]:
             data = work / f"data-{store}"
-            row = {"store": store, "documents": docs}
-            row.update(run_child("ingest", str(data), str(corpus), store))
-            row.update(run_child("query", str(data), store, str(args.questions), str(args.seed)))
+            code, label = ROOT, f"{store} (this tree)"
+            if store == "old":
+                code, store = baseline_tree(work, args.baseline), "qdrant-local"
+                label = f"local mode + mirror (HiQA {args.baseline})"
+            row = {"store": label, "documents": docs}
+            row.update(run_child("ingest", str(data), str(corpus), store, code=code))
+            row.update(run_child("query", str(data), store, str(args.questions), str(args.seed),
+                                 code=code))
             rows.append(row)
             shutil.rmtree(data, ignore_errors=True)
     finally:
+        if (work / "baseline").exists():
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
+                            str(work / "baseline")], check=False, capture_output=True)
         shutil.rmtree(work, ignore_errors=True)
     if args.json:
         print(json.dumps(rows, indent=1))

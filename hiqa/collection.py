@@ -267,6 +267,11 @@ class Collection:
                       "api_key": self.settings.embed_api_key}
         return CachedEmbedder(get_embedder(name, **kwargs), EmbeddingCache(self.settings.cache_dir))
 
+    def new_embedder(self):  # type: ignore[no-untyped-def]
+        """A model instance of the collection's own (a background thread's: the model is not
+        safe to call from two threads at once)."""
+        return self._make_embedder(self.meta["embedder"])
+
     @property
     def embedder(self):  # type: ignore[no-untyped-def]
         """The collection's embedder; refused when it is not the model the vectors came from."""
@@ -411,6 +416,9 @@ class Collection:
 
     def delete(self) -> None:
         """Drop the whole collection: points, registry, derived indexes, Markdown."""
+        worker = HANDLES.workers.pop(self.handle_key, None)
+        if worker is not None:
+            worker.stop(timeout=60)  # before the lock: its writes take the lock
         with _ingest.ingest_lock(self):
             self.store.drop()
         HANDLES.forget(self.handle_key)

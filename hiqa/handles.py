@@ -25,10 +25,16 @@ class Handles:
     """embedder name, cache dir and endpoint -> ``CachedEmbedder``"""
     derived: dict[str, Any] = field(default_factory=dict)
     """collection key -> ``hiqa.routes.Derived`` (lexical index + segments of one generation)"""
+    workers: dict[str, Any] = field(default_factory=dict)
+    """collection key -> ``hiqa.background.DenseWorker`` (dense vectors filled in the app)"""
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     def forget(self, key: str) -> None:
-        """Close and drop the store and derived entries of one collection."""
+        """Stop the worker, close and drop the store and derived entries of one collection."""
+        with self.lock:
+            worker = self.workers.pop(key, None)
+        if worker is not None:
+            worker.stop(timeout=60)
         with self.lock:
             store = self.stores.pop(key, None)
             self.derived.pop(key, None)
@@ -36,6 +42,11 @@ class Handles:
             store.close()
 
     def close_all(self) -> None:
+        with self.lock:
+            workers = list(self.workers.values())
+            self.workers.clear()
+        for worker in workers:
+            worker.stop(timeout=60)
         with self.lock:
             stores, clients = list(self.stores.values()), list(self.clients.values())
             self.stores.clear()
