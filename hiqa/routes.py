@@ -108,6 +108,15 @@ class Derived:
     lexical: LexicalIndex
     versions: list[str]
     segments: dict[str, Segment] = field(default_factory=dict)
+    clean_at: int | None = None
+    """The store's write count when it was found to hold registered versions only (None: not
+    known, e.g. a server); while it has not moved, the dense route needs no version filter."""
+
+    def version_filter(self, store: Any) -> list[str] | None:
+        """The version keys to filter on, or None when the store holds nothing else."""
+        if self.clean_at is not None and store.writes == self.clean_at:
+            return None
+        return self.versions
 
 
 def derived(col: Collection, *, force: bool = False) -> Derived:
@@ -140,6 +149,11 @@ def derived(col: Collection, *, force: bool = False) -> Derived:
         lexical = LexicalIndex.build(ids, texts, docs, heads, titles, contexts)
         lexical.save(directory / "bm25", gen)
     entry = Derived(gen, lexical, versions, segments)
+    if col.store.writes is not None:
+        writes = col.store.writes
+        registered = sum(int(m.get("segments", 0)) for m in col.registry.documents.values())
+        if col.store.count() == registered:
+            entry.clean_at = writes
     HANDLES.derived[col.handle_key] = entry
     return entry
 
@@ -154,7 +168,8 @@ def retrieve_vector(col: Collection, query: str, qvec: np.ndarray, *, k: int = R
     scope = sorted(set(doc_ids)) if doc_ids is not None else None
     if scope is not None and not set(scope) & set(col.registry.documents):
         raise QueryError("none of the chosen documents is in this collection")
-    dense_hits = col.store.nearest(qvec, using="hca", k=k, versions=d.versions, doc_ids=scope)
+    dense_hits = col.store.nearest(qvec, using="hca", k=k, versions=d.version_filter(col.store),
+                                   doc_ids=scope)
     dense_scores = dict(dense_hits)
     timings["dense"] = time.perf_counter() - t0
     t1 = time.perf_counter()

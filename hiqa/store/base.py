@@ -44,6 +44,10 @@ class Store(ABC):
     name: str
     where: str
     """The folder or URL, for messages."""
+    writes: int | None = None
+    """Point writes and deletes made through this object (an embedded store, which no other
+    process can change), or None when others may write too (a server): the routes skip the
+    visibility filter while the store is known to hold registered versions only."""
 
     @abstractmethod
     def exists(self) -> bool: ...
@@ -85,9 +89,10 @@ class Store(ABC):
         """The points that exist among ``ids``."""
 
     @abstractmethod
-    def nearest(self, qvec: np.ndarray, *, using: str, k: int, versions: Sequence[str],
+    def nearest(self, qvec: np.ndarray, *, using: str, k: int, versions: Sequence[str] | None,
                 doc_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
-        """Top ``k`` cosine similarities among points of the registered ``versions``."""
+        """Top ``k`` cosine similarities among points of the registered ``versions`` (None:
+        every point, when the caller knows the store holds registered versions only)."""
 
     @abstractmethod
     def count(self) -> int: ...

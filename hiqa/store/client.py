@@ -120,18 +120,20 @@ class ClientStore(Store):
             with_vectors=list(vectors) if vectors else False)
         return [_record(p) for p in got]
 
-    def nearest(self, qvec: np.ndarray, *, using: str, k: int, versions: Sequence[str],
+    def nearest(self, qvec: np.ndarray, *, using: str, k: int, versions: Sequence[str] | None,
                 doc_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
-        if not versions:
-            return []
-        must = [models.FieldCondition(key="doc_version",
-                                      match=models.MatchAny(any=list(versions)))]
+        must = []
+        if versions is not None:
+            if not versions:
+                return []
+            must.append(models.FieldCondition(key="doc_version",
+                                              match=models.MatchAny(any=list(versions))))
         if doc_ids is not None:
             must.append(models.FieldCondition(key="doc_id",
                                               match=models.MatchAny(any=list(doc_ids))))
         res = self.client.query_points(
             self.qdrant_name, query=np.asarray(qvec, dtype=np.float32).tolist(), using=using,
-            limit=k, query_filter=models.Filter(must=must), with_payload=False)
+            limit=k, query_filter=models.Filter(must=must) if must else None, with_payload=False)
         return [(str(p.id), float(p.score)) for p in res.points]
 
     def scores(self, ids: Sequence[str], qvec: np.ndarray, using: str) -> dict[str, float]:

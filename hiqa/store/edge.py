@@ -48,6 +48,7 @@ class EdgeStore(Store):
         self.directory = directory
         self.name = name
         self.where = str(directory)
+        self.writes = 0
         self._shard: qe.EdgeShard | None = None
 
     # ------------------------------------------------------------------ life cycle
@@ -131,6 +132,7 @@ class EdgeStore(Store):
                          vector={n: m[j].tolist() for n, m in vectors.items()})
                 for j in range(i, min(i + BATCH, len(ids)))
             ]
+            self.writes += 1
             self.shard.update(qe.UpdateOperation.upsert_points(points))
 
     def set_vectors(self, name: str, ids: Sequence[str], matrix: np.ndarray) -> None:
@@ -139,9 +141,11 @@ class EdgeStore(Store):
 
     def delete(self, ids: Sequence[str]) -> None:
         if ids:
+            self.writes += 1
             self.shard.update(qe.UpdateOperation.delete_points(list(ids)))
 
     def delete_document(self, doc_id: str, *, keep: str | None = None) -> None:
+        self.writes += 1
         self.shard.update(qe.UpdateOperation.delete_points_by_filter(_doc_filter(doc_id, keep)))
 
     def set_document_payload(self, doc_id: str, payload: dict[str, Any]) -> None:
@@ -169,17 +173,20 @@ class EdgeStore(Store):
                                   with_vector=list(vectors) if vectors else False)
         return [_record(p) for p in got]
 
-    def nearest(self, qvec: np.ndarray, *, using: str, k: int, versions: Sequence[str],
+    def nearest(self, qvec: np.ndarray, *, using: str, k: int, versions: Sequence[str] | None,
                 doc_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
-        if not versions:
-            return []
-        must = [qe.FieldCondition(key="doc_version", match=qe.MatchAny(list(versions)))]
+        must = []
+        if versions is not None:
+            if not versions:
+                return []
+            must.append(qe.FieldCondition(key="doc_version", match=qe.MatchAny(list(versions))))
         if doc_ids is not None:
             must.append(qe.FieldCondition(key="doc_id", match=qe.MatchAny(list(doc_ids))))
         found = self.shard.query(qe.QueryRequest(
             limit=k, query=qe.Query.Nearest(np.asarray(qvec, dtype=np.float32).tolist(),
                                             using=using),
-            filter=qe.Filter(must=must), with_payload=False, with_vector=False))
+            filter=qe.Filter(must=must) if must else None, with_payload=False,
+            with_vector=False))
         return [(str(p.id), float(p.score)) for p in found]
 
     def scores(self, ids: Sequence[str], qvec: np.ndarray, using: str) -> dict[str, float]:
