@@ -101,6 +101,8 @@ class Scenario:
     """Corpus whose crash-free ingest the operation must end equal to."""
     content: bool = False
     """Compare content vectors too (the operation computes them)."""
+    before_flags: tuple[str, ...] = ()
+    """Extra words for the crash-free ingest of ``before``."""
 
 
 FIRST = Scenario("first-ingest", None, ("ingest", "{v1}"), "v1")
@@ -108,6 +110,7 @@ BIG = Scenario("big-ingest", None, ("ingest", "{big}"), "big")
 REINGEST = Scenario("re-ingest", "v1", ("ingest", "{v2}"), "v2")
 EMBED = Scenario("embed", "big", ("space",), "big", content=True)
 REMOVE = Scenario("remove", "v1", ("remove-doc", REMOVED), "v1-removed")
+DENSE = Scenario("dense-later", "big", ("embed",), "big", before_flags=("--dense", "later"))
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,8 @@ CASES = [
     Case(REINGEST, "ingest:before-derived"),
     Case(EMBED, "embed:before-write"),
     Case(EMBED, "embed:mid-write"),
+    Case(DENSE, "embed:before-write@2"),
+    Case(DENSE, "embed:mid-write@3"),
     Case(REMOVE, "remove:after-registry"),
 ]
 
@@ -321,7 +326,8 @@ def crash(case: Case, data: Path, refs: References, cache: Path) -> None:
     def cli(words: tuple[str, ...]) -> list[str]:
         return ["--data-dir", str(data), *refs.words(words), "-c", NAME]
 
-    setup = [cli(("ingest", f"{{{case.scenario.before}}}"))] if case.scenario.before else []
+    setup = ([cli(("ingest", f"{{{case.scenario.before}}}", *case.scenario.before_flags))]
+             if case.scenario.before else [])
     env = {k: v for k, v in os.environ.items() if not k.startswith("HIQA_")}
     repo = str(Path(hiqa.__file__).resolve().parents[1])
     env.update(HIQA_CACHE_DIR=str(cache), HIQA_EMBEDDER=EMBEDDER,
@@ -348,6 +354,8 @@ def rerun(col: Collection, scenario: Scenario, refs: References) -> None:
                 col.remove_document(doc)
         case ["space"]:
             col.ensure_content_vectors()
+        case ["embed"]:
+            col.fill_dense()
         case words:
             raise AssertionError(f"no re-run for `hiqa {' '.join(words)}`")
 
