@@ -160,8 +160,13 @@ def ingest_lock(col: Collection, *, wait_s: float = 0.0, holder: str = "ingest",
                 break
             except BlockingIOError:
                 fh.seek(0)
-                who = fh.read().strip() or "another process"
-                brief = who.startswith("embed") and time.monotonic() < deadline + 30
+                who = fh.read().strip()
+                waited = time.monotonic() - deadline + wait_s
+                # a vector writer holds it for milliseconds; a holder that has not written its
+                # name yet may be one
+                brief = (who.startswith("embed") and waited < wait_s + 30) or (
+                    not who and waited < wait_s + 1)
+                who = who or "another process"
                 if not brief and time.monotonic() >= deadline:
                     raise IngestBusyError(
                         f"another ingest into collection {col.name!r} is running ({who}); wait "
