@@ -26,6 +26,7 @@ Prints one Markdown table; ``--json`` prints the rows as JSON instead.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -56,8 +57,10 @@ class RandomEmbedder:
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
         t = time.perf_counter()
-        rng = np.random.default_rng(len(texts))
-        v = rng.standard_normal((len(texts), self.dim)).astype(np.float32)
+        seeds = [int.from_bytes(hashlib.blake2b(x.encode(), digest_size=8).digest(), "little")
+                 for x in texts]  # one vector per text, distinct and repeatable
+        v = np.stack([np.random.default_rng(s).standard_normal(self.dim) for s in seeds]
+                     ).astype(np.float32)
         v /= np.linalg.norm(v, axis=1, keepdims=True)
         self.seconds += time.perf_counter() - t
         return v

@@ -392,7 +392,14 @@ def find_orphans(col: Collection) -> Orphans:
 
 
 def sweep_orphans(col: Collection) -> int:
-    """Delete HiQA's own leftovers; refuse a sweep that looks like a lost registry."""
+    """Delete HiQA's own leftovers; refuse a sweep that looks like a lost registry.
+
+    Skipped (one count instead of a scroll of every point) when nothing was journaled and the
+    store holds exactly as many points as the registered versions have segments.
+    """
+    registered = sum(int(m.get("segments", 0)) for m in col.registry.documents.values())
+    if not col.registry.journaled() and col.store.count() == registered:
+        return 0
     found = find_orphans(col)
     if found.unknown and (not col.registry.documents or 2 * len(found.unknown) > found.total):
         raise StorageError(
@@ -542,8 +549,11 @@ def fill_dense(col: Collection, *, progress: DenseProgress | None = None, batch:
         recs = [r for r in recs if version_key(str(r.payload.get("doc_id", "")),
                                                str(r.payload.get("version", ""))) in visible]
         if recs:
+            base = done
             vectors = np.asarray(embedder.embed_passages(
-                [str(r.payload.get("augmented_text", "")) for r in recs]), dtype=np.float32)
+                [str(r.payload.get("augmented_text", "")) for r in recs],
+                progress=(lambda d, _t: progress(base + d, total)) if progress else None),
+                dtype=np.float32)
             checkpoint("embed:before-write")
             with ingest_lock(col, wait_s=600, holder="embed", reread=False):
                 alive = {r.id for r in col.store.retrieve([r.id for r in recs], fields=False)}
