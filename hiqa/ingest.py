@@ -268,6 +268,7 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
             checkpoint("ingest:before-derived")
             progress("finalize", "", 0, 1)
             derived(col, force=True)
+            col.store.optimize()
             progress("finalize", "", 1, 1)
     return results
 
@@ -573,6 +574,8 @@ def fill_dense(col: Collection, *, progress: DenseProgress | None = None, batch:
         if offset is None:
             break
     _save_pending(col, pending_by_doc)
+    if done:
+        col.store.optimize()
     return done
 
 

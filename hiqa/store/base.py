@@ -119,6 +119,11 @@ class Store(ABC):
         sims = cosine(np.stack([r.vectors[using] for r in recs]), qvec)
         return {r.id: float(s) for r, s in zip(recs, sims)}
 
+    def optimize(self) -> bool:
+        """Build search indexes where the engine decides itself (a server) or is told to (Edge);
+        True when something was built."""
+        return False
+
     def close(self) -> None:
         """Release files and locks."""
 

@@ -21,6 +21,12 @@ from ..errors import CollectionError
 from .base import BATCH, INDEXED_FIELDS, VECTOR_NAMES, Record, Store
 
 _SCROLL = 1024
+HNSW_FROM = 50_000
+"""Points from which the shard gets an HNSW index (``optimize``).  Below it the dense route is
+an exact scan, a few milliseconds (bench_store.py: 1.3 ms at 20k points), and rankings are
+exactly those of the maths; above it an exact scan grows to tens of milliseconds (16-32 ms at
+200k), while HNSW answers in under a millisecond with the top 10 unchanged on clustered data
+(recall@100 0.72-0.87 by ``hnsw_ef``, measured in the README's Store section)."""
 
 
 def _doc_filter(doc_id: str, keep: str | None = None) -> qe.Filter:
@@ -110,6 +116,12 @@ class EdgeStore(Store):
             return int(cfg["vectors"]["hca"]["size"])
         except (OSError, ValueError, KeyError, TypeError):
             return None
+
+    def optimize(self) -> bool:
+        """Index the vectors (HNSW) once the shard holds ``HNSW_FROM`` points."""
+        if not self.exists() or self.count() < HNSW_FROM:
+            return False
+        return bool(self.shard.optimize())
 
     def close(self) -> None:
         if self._shard is not None:
