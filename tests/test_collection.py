@@ -2,23 +2,18 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
-import textwrap
+from dataclasses import replace
 
 import numpy as np
 import pytest
-
-from dataclasses import replace
-
-from index_fixtures import DOCS
+from index_fixtures import DOCS, store_held_elsewhere
 
 from hiqa import store
 from hiqa.collection import Collection, list_collections, read_registry
-from hiqa.handles import HANDLES
-from hiqa.ingest import ingest_lock, repair
 from hiqa.errors import CollectionError, DocumentError, QueryError
 from hiqa.fusion import fuse
+from hiqa.handles import HANDLES
+from hiqa.ingest import ingest_lock, repair
 
 
 def build(settings, corpus, **kw):
@@ -175,24 +170,11 @@ def test_two_ingests_at_once(settings, corpus):
 
 def test_store_held_by_another_process(settings, corpus):
     build(settings, corpus)
-    store.close_all()
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
-        import time
-        from qdrant_edge import EdgeShard
-        shard = EdgeShard.load({str(settings.data_dir / 'store' / 'man')!r})
-        print('ready', flush=True)
-        time.sleep(60)
-    """)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "ready"
+    with store_held_elsewhere(settings, "man"):
         with pytest.raises(CollectionError, match="in use by .*stop that process"):
             Collection("man", settings).search("follow", k=1)
         # the registry is readable meanwhile: `hiqa collections` and `hiqa docs` still work
         assert set(read_registry("man", settings).documents) == set(DOCS)
-    finally:
-        holder.kill()
-        holder.wait()
-        store.close_all()
 
 
 def test_server_code_path_ranks_like_the_embedded_store(settings, corpus):

@@ -7,13 +7,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
-import textwrap
 from dataclasses import replace
 
 import pytest
-from index_fixtures import DOCS
+from index_fixtures import DOCS, store_held_elsewhere
 
 from hiqa import cli, store
 from hiqa.collection import Collection
@@ -112,16 +109,7 @@ def test_another_embedding_model_is_refused(settings, corpus):
 def test_docs_and_collections_work_while_another_process_holds_the_store(
         settings, corpus, capsys):
     build(settings, corpus)
-    store.close_all()
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
-        import time
-        from qdrant_edge import EdgeShard
-        shard = EdgeShard.load({str(settings.data_dir / 'store' / 'man')!r})
-        print('ready', flush=True)
-        time.sleep(60)
-    """)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "ready"
+    with store_held_elsewhere(settings, "man"):
         data = str(settings.data_dir)
         assert cli.main(["--data-dir", data, "docs", "-c", "man", "--json"]) == 0
         rows = json.loads(capsys.readouterr().out)
@@ -132,9 +120,6 @@ def test_docs_and_collections_work_while_another_process_holds_the_store(
         assert cli.main(["--data-dir", data, "search", "follow", "-c", "man"]) != 0
         err = capsys.readouterr().err
         assert "in use by" in err and "hiqa docs" in err
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 def test_migrate_an_old_local_mode_data_dir(settings, corpus, capsys):
