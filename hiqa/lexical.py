@@ -103,11 +103,10 @@ class _Field:
         names = [t for t in title_docs if t in self.vocab]
         if not names or not len(codes):
             return {}
-        rows = np.array([self.vocab[t] for t in names], dtype=np.int64)
-        starts, lengths = self.indptr[rows], self.indptr[rows + 1] - self.indptr[rows]
-        owner = np.repeat(np.arange(len(names)), lengths)  # which title term each entry is
-        entry = np.arange(int(lengths.sum())) + np.repeat(starts - (np.cumsum(lengths) - lengths),
-                                                          lengths)
+        rows = [np.arange(self.indptr[r], self.indptr[r + 1]) for r in
+                (self.vocab[t] for t in names)]
+        entry = np.concatenate(rows)  # positions in the matrix of every title term's postings
+        owner = np.repeat(np.arange(len(names)), [len(r) for r in rows])  # and whose they are
         span = int(codes.max()) + 1
         wanted = np.concatenate([i * span + title_docs[t] for i, t in enumerate(names)])
         hit = np.isin(owner * span + codes[self.indices[entry]], wanted)
@@ -134,15 +133,18 @@ class _Field:
 def _without_title_terms(sums: np.ndarray, title_terms: Counter[str],
                          named: dict[str, tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
     """A field's scores (float64) with each title term's share taken back in the documents
-    it names, floored at 0."""
+    it names, floored at 0 (a float32 sum can round below the share it holds).  Only those
+    documents change; every other score is a sum of positive weights."""
     scores = sums.astype(np.float64)
-    if not title_terms:
-        return scores  # sums of positive weights: nothing to floor
+    changed = [named[t][0] for t in title_terms if t in named]
     for t, count in title_terms.items():
         if t in named:
             docs, weights = named[t]
             scores[docs] -= count * weights
-    return np.maximum(scores, 0.0, out=scores)
+    if changed:
+        docs = np.concatenate(changed) if len(changed) > 1 else changed[0]
+        scores[docs] = np.maximum(scores[docs], 0.0)
+    return scores
 
 
 class LexicalIndex:
