@@ -2,6 +2,7 @@
 
     python bench/bench_retrieval_ab.py                 # before the term level vs this checkout
     python bench/bench_retrieval_ab.py --rev old=HEAD~1 --rev new=. --passes 3
+    python bench/bench_retrieval_ab.py --rev now=. --rev patched=/tmp/patched-copy
     python bench/bench_retrieval_ab.py --quick         # smoke run: 200 segments, few questions
 
 On a shared machine the load moves one run's p50 by more than the differences worth knowing (a
@@ -11,7 +12,8 @@ Here every revision is exported (``git archive``; ``.`` is this checkout as it i
 (same dev corpus, fake embedder, precomputed query vectors and warm caches as that bench); then
 each question goes to every process in turn, in a random order per question, so the revisions
 are timed within milliseconds of each other under the same load.  ``retrieve_vector`` is timed
-as ``bench_retrieval.py`` times it.  Revisions segment the corpus their own way, so each one
+as ``bench_retrieval.py`` times it, by the wall clock and by the process's CPU time, which a
+busy machine's scheduler does not inflate.  Revisions segment the corpus their own way, so each
 picks its own man pages and questions up to ``--segments``, as ``bench_retrieval.py`` would.
 """
 from __future__ import annotations
@@ -36,9 +38,12 @@ PROTOCOL = "AB "  # prefix of the lines a worker answers with; anything else it 
 
 
 def export(rev: str, into: Path) -> Path:
-    """The source tree of ``rev`` (``.``: this checkout, uncommitted changes included)."""
+    """The source tree of ``rev`` (``.``: this checkout, uncommitted changes included; a path
+    with a ``/`` to a folder: that tree as it is, e.g. a patched copy)."""
     if rev == ".":
         return ROOT
+    if "/" in rev and Path(rev).is_dir():
+        return Path(rev).resolve()
     sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", f"{rev}^{{commit}}"],
                          capture_output=True, text=True, check=True).stdout.strip()
     tree = into / sha[:12]
@@ -78,10 +83,10 @@ def serve(tree: Path, corpus: Path, segments: int, questions: int, seed: int) ->
                                      "hiqa": str(Path(hiqa.__file__).parent)}), flush=True)
         for line in sys.stdin:
             q, v = plain[int(line)]
-            t = time.perf_counter()
+            cpu, t = time.process_time(), time.perf_counter()
             res = col.retrieve_vector(q, v)
-            total = time.perf_counter() - t
-            print(PROTOCOL + json.dumps({"total": total, **res.timings}), flush=True)
+            total, cpu = time.perf_counter() - t, time.process_time() - cpu
+            print(PROTOCOL + json.dumps({"total": total, "cpu": cpu, **res.timings}), flush=True)
         br.close_all()
 
 
@@ -102,19 +107,23 @@ def report(revs: list[tuple[str, str]], info: dict[str, dict[str, Any]],
     lines = [
         f"`{command}`  ",
         (f"{passes} pass(es) over the questions, each question timed on every revision in turn "
-         "(random order); warm; ms."),
+         "(random order); warm; ms.  *CPU* is the process's CPU time for the same calls: on a "
+         "busy machine a query that loses its core waits a whole scheduler slice, which the wall "
+         "clock counts and the CPU time does not."),
         "",
-        ("| revision | segments | questions | p50 | p95 | dense p50 | bm25 p50 | union p50 "
-         f"| p50 / {first} |"),
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ("| revision | segments | questions | p50 | p95 | CPU p50 | CPU p95 | dense p50 "
+         f"| bm25 p50 | union p50 | p50 / {first} | CPU p50 / {first} |"),
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, rev in revs:
         i = info[name]
         lines.append(
             f"| {name} (`{rev}`) | {i['segments']:,} | {i['questions']} "
             f"| {p(name, 'total', 50):.2f} | {p(name, 'total', 95):.2f} "
+            f"| {p(name, 'cpu', 50):.2f} | {p(name, 'cpu', 95):.2f} "
             f"| {p(name, 'dense', 50):.2f} | {p(name, 'bm25', 50):.2f} "
-            f"| {p(name, 'union', 50):.2f} | {p(name, 'total', 50) / p(first, 'total', 50):.3f} |")
+            f"| {p(name, 'union', 50):.2f} | {p(name, 'total', 50) / p(first, 'total', 50):.3f} "
+            f"| {p(name, 'cpu', 50) / p(first, 'cpu', 50):.3f} |")
     return "\n".join(lines)
 
 

@@ -237,6 +237,13 @@ class LexicalIndex:
     def position(self, segment_id: str) -> int | None:
         return self._pos.get(segment_id)
 
+    def positions(self, segment_ids: Sequence[str]) -> np.ndarray:
+        """Each id's position in the arrays ``scores`` returns, -1 where the index lacks it:
+        a candidate list's scores are then one fancy index, not a loop over the candidates."""
+        get = self._pos.get
+        return np.fromiter((get(sid, -1) for sid in segment_ids), dtype=np.intp,
+                           count=len(segment_ids))
+
     def __len__(self) -> int:
         return len(self.ids)
 

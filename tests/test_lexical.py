@@ -60,6 +60,13 @@ def test_save_and_load_round_trip(tmp_path) -> None:
     assert LexicalIndex.load(tmp_path / "bm25", "gen3") is not None
 
 
+def test_positions_align_candidates_with_the_score_array() -> None:
+    idx = LexicalIndex.build(IDS, BODIES, ["w", "w", "l"], HEADS)
+    pos = idx.positions(["other", "gone", "name"])
+    assert pos.tolist() == [2, -1, 0] == [idx.position("other"), -1, idx.position("name")]
+    assert pos.dtype == np.intp and idx.positions([]).shape == (0,)
+
+
 def test_head_and_body_split_follows_the_strategy() -> None:
     path = ("wc(1)", "OPTIONS", "-L")
     assert head_and_body("hca", path, "wc(1) > OPTIONS > -L\n\nbody") == (
