@@ -136,11 +136,12 @@ def _without_title_terms(sums: np.ndarray, title_terms: Counter[str],
     it names, floored at 0 (a float32 sum can round below the share it holds).  Only those
     documents change; every other score is a sum of positive weights."""
     scores = sums.astype(np.float64)
-    changed = [named[t][0] for t in title_terms if t in named]
+    changed = []
     for t, count in title_terms.items():
         if t in named:
             docs, weights = named[t]
             scores[docs] -= count * weights
+            changed.append(docs)
     if changed:
         docs = np.concatenate(changed) if len(changed) > 1 else changed[0]
         scores[docs] = np.maximum(scores[docs], 0.0)
