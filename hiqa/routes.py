@@ -188,8 +188,12 @@ def retrieve_vector(col: Collection, query: str, qvec: np.ndarray, *, k: int = R
     dense_scores.update(col.store.scores(missing, qvec, "hca"))
     dense = np.array([dense_scores.get(i, np.nan) for i in ids])
     content = np.full(len(ids), np.nan)
-    bm25 = np.array([max(0.0, float(bm25_all[p])) if (p := lexical.position(i)) is not None
-                     and np.isfinite(bm25_all[p]) else 0.0 for i in ids])
+    pos = lexical.positions(ids)
+    bm25 = np.zeros(len(ids))
+    if len(bm25_all):
+        known = pos >= 0
+        picked = bm25_all[pos[known]]
+        bm25[known] = np.where(np.isfinite(picked), np.maximum(picked, 0.0), 0.0)
     phrases = query_phrases(query)
     doc_m = {doc: len(col.normalized_keywords(doc) & phrases)
              for doc in {segments[i].doc_id for i in ids}}
