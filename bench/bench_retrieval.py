@@ -32,7 +32,9 @@ Questions are the dev corpus's real tldr-pages questions.  Measured, warm, per q
   like.
 
 Load: the script waits (up to ``--max-wait`` s) for the 1-minute load average to fall below
-``--max-load`` before the timed parts, and prints the load it measured under.
+``--max-load`` before the timed parts, and prints the load it measured under.  Two runs still
+differ by more than most changes do: to compare revisions, time them together with
+``bench_retrieval_ab.py``.
 """
 from __future__ import annotations
 

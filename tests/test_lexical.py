@@ -185,21 +185,27 @@ def _okapi_lucene(field_docs: list[list[str]], query: list[str], b: float) -> np
     return out
 
 
+def _sections(c: dict) -> tuple[list[str], list[str], list[str]]:
+    """The context field's documents: one per section key, its segments' own heading line and
+    body joined; returns the keys, their texts and their documents."""
+    keys = list(dict.fromkeys(c["contexts"]))
+    parts: dict[str, list[str]] = {k: [] for k in keys}
+    for key, head, body in zip(c["contexts"], c["heads"], c["bodies"]):
+        parts[key].append(f"{head.rsplit(' > ', 1)[-1]}\n{body}")
+    owner = dict(zip(c["contexts"], c["docs"]))
+    return keys, ["\n\n".join(parts[k]) for k in keys], [owner[k] for k in keys]
+
+
 def _reference_scores(c: dict, query: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The lexical route's definition (module docstring), computed the plain way: every field
     scored in full, the title terms' share recomputed term by term, the section score copied to
     each of its segments.  Also returns each part, so the test can check that each one counts."""
     q = terms(query)
     title_of = {doc: set(terms(title)) for doc, title in c["titles"].items()}
-    keys = list(dict.fromkeys(c["contexts"]))
-    sections = {k: [] for k in keys}
-    for key, head, body in zip(c["contexts"], c["heads"], c["bodies"]):
-        sections[key].append(f"{head.rsplit(' > ', 1)[-1]}\n{body}")
-    section_doc = {key: doc for key, doc in zip(c["contexts"], c["docs"])}
+    keys, sections, section_docs = _sections(c)
     fields = {"head": ([terms(h) or [""] for h in c["heads"]], c["docs"], 0.0),
               "body": ([terms(t) or [""] for t in c["bodies"]], c["docs"], 0.75),
-              "context": ([terms("\n\n".join(sections[k])) or [""] for k in keys],
-                          [section_doc[k] for k in keys], 0.75)}
+              "context": ([terms(t) or [""] for t in sections], section_docs, 0.75)}
     parts = {}
     for name, (field_docs, owners, b) in fields.items():
         full = _okapi_lucene(field_docs, q, b)
@@ -232,11 +238,7 @@ def _bm25s_scores(c: dict, query: str) -> np.ndarray:
         return np.asarray(f.get_scores(known), np.float64) if known else np.zeros(n)
 
     q = terms(query)
-    keys = list(dict.fromkeys(c["contexts"]))
-    sections = {k: [] for k in keys}
-    for key, head, body in zip(c["contexts"], c["heads"], c["bodies"]):
-        sections[key].append(f"{head.rsplit(' > ', 1)[-1]}\n{body}")
-    section_doc = [dict(zip(c["contexts"], c["docs"]))[k] for k in keys]
+    keys, sections, section_docs = _sections(c)
     title_of = {doc: set(terms(title)) for doc, title in c["titles"].items()}
     title_terms = Counter(t for t in q if any(t in s for s in title_of.values()))
 
@@ -248,15 +250,15 @@ def _bm25s_scores(c: dict, query: str) -> np.ndarray:
 
     body = without_title_terms(field(c["bodies"], 0.75), c["docs"])
     total = body + scores(field(c["heads"], 0.0), q)
-    context = without_title_terms(field(["\n\n".join(sections[k]) for k in keys], 0.75),
-                                  section_doc)
+    context = without_title_terms(field(sections, 0.75), section_docs)
     return total + context[[keys.index(k) for k in c["contexts"]]]
 
 
 def test_scores_equal_the_plain_computation_of_every_field() -> None:
     """The optimised sums (one pass per field, title shares precomputed, sections mapped by
     index) against two references on a generated corpus: BM25 from its formula, to within
-    float32 rounding, and bm25s's own per-field scores, bit for bit; and the same top 100."""
+    float32 rounding, and bm25s's own per-field scores, bit for bit (so every ranking, ties
+    included, is the one the plain computation gives)."""
     c = _generated_corpus()
     idx = LexicalIndex.build(c["ids"], c["bodies"], c["docs"], c["heads"], c["titles"],
                              c["contexts"])
@@ -266,9 +268,7 @@ def test_scores_equal_the_plain_computation_of_every_field() -> None:
         want, parts = _reference_scores(c, query)
         assert np.allclose(got, want, rtol=1e-5, atol=1e-6), query
         exact = _bm25s_scores(c, query)
-        assert got.dtype == exact.dtype and np.array_equal(got, exact), query
-        assert list(np.argsort(-got, kind="stable")[:100]) == list(
-            np.argsort(-exact, kind="stable")[:100])
+        assert got.dtype == exact.dtype and np.array_equal(got, exact), query  # so same order
         shares.update({name: float(part.sum() > 0) for name, part in parts.items()})
     # the corpus exercises every part, so dropping any of them would fail the comparison
     assert all(shares[p] >= 10 for p in ("head", "body", "context", "body title share",
