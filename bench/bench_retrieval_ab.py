@@ -2,7 +2,7 @@
 
     python bench/bench_retrieval_ab.py                 # before the term level vs this checkout
     python bench/bench_retrieval_ab.py --rev old=HEAD~1 --rev new=. --passes 3
-    python bench/bench_retrieval_ab.py --rev now=. --rev patched=/tmp/patched-copy
+    python bench/bench_retrieval_ab.py --rev now=. --rev patched=../patched-copy
     python bench/bench_retrieval_ab.py --quick         # smoke run: 200 segments, few questions
 
 On a shared machine the load moves one run's p50 by more than the differences worth knowing (a

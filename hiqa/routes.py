@@ -177,8 +177,8 @@ def retrieve_vector(col: Collection, query: str, qvec: np.ndarray, *, k: int = R
     bm25_all = lexical.scores(query)
     if scope is not None and len(bm25_all):
         bm25_all = np.where(np.isin(lexical.doc_ids, scope), bm25_all, -np.inf)
-    top_b = top_k(bm25_all, k) if len(bm25_all) else []
-    bm25_ids = [lexical.ids[i] for i in top_b if bm25_all[i] > 0 and np.isfinite(bm25_all[i])]
+    top_b = top_k(bm25_all, k)
+    bm25_ids = [lexical.ids[i] for i in top_b[bm25_all[top_b] > 0].tolist()]  # not 0, not -inf
     timings["bm25"] = time.perf_counter() - t1
     t2 = time.perf_counter()
     ids = list(dict.fromkeys([sid for sid, _ in dense_hits] + bm25_ids))
@@ -237,11 +237,12 @@ def segment_from_payload(point_id: str, p: dict[str, Any]) -> Segment:
     )
 
 
-def top_k(scores: np.ndarray, k: int) -> list[int]:
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` highest scores, best first (ties in position order)."""
     if len(scores) <= k:
-        return list(np.argsort(-scores, kind="stable"))
+        return np.argsort(-scores, kind="stable")
     part = np.argpartition(-scores, k)[:k]
-    return list(part[np.argsort(-scores[part], kind="stable")])
+    return part[np.argsort(-scores[part], kind="stable")]
 
 
 def check_query(query: str) -> str:
