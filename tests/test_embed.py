@@ -34,6 +34,7 @@ from hiqa.embed import (
 from hiqa.embedders.base import BaseEmbedder
 from hiqa.errors import EmbeddingError, HiqaError
 from hiqa.settings import Settings
+from hiqa.tokenize import count_tokens
 
 PASSAGES = [
     "The wc utility counts the lines, words and bytes of each input file.",
@@ -162,6 +163,17 @@ def test_a_slow_embedder_reports_progress_after_every_batch():
         hashed_vectors(texts), axis=1, keepdims=True), atol=1e-6)
 
 
+def test_a_batch_of_long_texts_holds_fewer_of_them():
+    short, long = "wc counts words", "wc counts the lines, words and bytes of a file. " * 20
+    texts = [short] * 6 + [long] * 3 + [short]
+    model = SlowEmbedder(0.0, batch_size=4)
+    model.batch_tokens = 2 * count_tokens(long)
+    assert [list(rows) for rows, _ in model.embed_batches(texts)] == [
+        [0, 1, 2, 3], [4, 5, 6], [7, 8], [9]]
+    model.batch_tokens = count_tokens(long) // 2  # a text over the budget goes alone
+    assert [len(rows) for rows, _ in model.embed_batches(texts)] == [4, 2, 1, 1, 1, 1]
+
+
 def test_workers_embed_batches_at_once_and_keep_their_order():
     texts = [f"text {i}" for i in range(16)]
     model = SlowEmbedder(0.2, batch_size=2, workers=3)
@@ -170,6 +182,8 @@ def test_workers_embed_batches_at_once_and_keep_their_order():
     assert [list(rows) for rows, _ in batches] == [[i, i + 1] for i in range(0, 16, 2)]
     sequential = SlowEmbedder(0.0, batch_size=2).embed_passages(texts)
     np.testing.assert_allclose(np.concatenate([v for _, v in batches]), sequential, atol=1e-6)
+    few = SlowEmbedder(0.0, batch_size=8, workers=3)  # six texts still keep three threads busy
+    assert [len(rows) for rows, _ in few.embed_batches(texts[:6])] == [2, 2, 2]
 
 
 def test_cached_embedder_reports_and_stores_every_batch(tmp_path: Path):

@@ -64,15 +64,21 @@ class BaseEmbedder(ABC):
     """What the model embedders share: batching, progress and a check of every result.
 
     A subclass sets ``model_id``, ``dim`` and ``max_tokens`` and implements ``_embed`` for
-    one batch.  With ``workers`` > 1, that many batches are embedded at once on threads, so
-    ``_embed`` must then be safe to call concurrently (and should release the GIL).
+    one batch.  A batch holds at most ``batch_size`` texts and, when ``batch_tokens`` is set,
+    at most that many tokens as ``hiqa.tokenize.count_tokens`` estimates them (cheap, and
+    ~1.3× the model's count), so a batch of long texts is no longer work than one of short
+    ones and progress keeps its pace.  With ``workers`` > 1, that many batches are embedded at
+    once on threads, so ``_embed`` must then be safe to call concurrently (and should release
+    the GIL).
     """
 
     model_id: str
     dim: int
     max_tokens: int
     batch_size: int = 32
+    batch_tokens: int | None = None
     workers: int = 1
+    queued_per_worker: int = 4
 
     @abstractmethod
     def _embed(self, texts: list[str], *, query: bool) -> np.ndarray:
@@ -99,36 +105,54 @@ class BaseEmbedder(ABC):
 
         A caller that stores each batch as it comes (a cache, the vector store) keeps what was
         done when it is interrupted.  Up to ``workers`` batches run at once, and a few more
-        wait queued, so the threads never idle while the caller handles a batch; closing the
-        iterator early cancels the batches not yet started.
+        wait queued (``queued_per_worker`` each, counting the one it runs), so a thread does not
+        idle while the caller handles a batch or while another thread, descheduled on a busy
+        machine, holds up the batch to be yielded next; closing the iterator early cancels the
+        batches not yet started.
         """
         texts = list(texts)
-        starts = range(0, len(texts), self.batch_size)
-        if self.workers <= 1 or len(starts) <= 1:
-            for start in starts:
-                batch = texts[start : start + self.batch_size]
-                yield range(start, start + len(batch)), self._passages(batch)
+        batches = self._batches(texts)
+        if self.workers <= 1 or len(batches) <= 1:
+            for rows in batches:
+                yield rows, self._passages(texts[rows.start : rows.stop])
             return
         pool = ThreadPoolExecutor(self.workers, thread_name_prefix="embed")
-        pending: deque[tuple[int, Future[np.ndarray]]] = deque()
-        queued = iter(starts)
+        pending: deque[tuple[range, Future[np.ndarray]]] = deque()
+        queued = iter(batches)
 
         def submit_next() -> None:
-            start = next(queued, None)
-            if start is not None:
-                batch = texts[start : start + self.batch_size]
-                pending.append((start, pool.submit(self._passages, batch)))
+            rows = next(queued, None)
+            if rows is not None:
+                pending.append((rows, pool.submit(self._passages, texts[rows.start : rows.stop])))
 
         try:
-            for _ in range(2 * self.workers):
+            for _ in range(self.queued_per_worker * self.workers):
                 submit_next()
             while pending:
-                start, future = pending.popleft()
+                rows, future = pending.popleft()
                 vectors = future.result()
                 submit_next()
-                yield range(start, start + len(vectors)), vectors
+                yield rows, vectors
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
+
+    def _batches(self, texts: list[str]) -> list[range]:
+        """Consecutive row ranges within ``batch_size`` and ``batch_tokens`` (one text at least),
+        and small enough that a few texts still make a batch for every worker."""
+        size = max(1, min(self.batch_size, -(-len(texts) // max(1, self.workers))))
+        if self.batch_tokens is None:
+            return [range(s, min(s + size, len(texts))) for s in range(0, len(texts), size)]
+        out: list[range] = []
+        start, tokens = 0, 0
+        for i, text in enumerate(texts):
+            cost = estimate_tokens(text)
+            if i > start and (i - start == size or tokens + cost > self.batch_tokens):
+                out.append(range(start, i))
+                start, tokens = i, 0
+            tokens += cost
+        if start < len(texts):
+            out.append(range(start, len(texts)))
+        return out
 
     def _passages(self, batch: list[str]) -> np.ndarray:
         return self._checked(self._embed(batch, query=False), batch)
