@@ -12,6 +12,10 @@ dense vectors comes to the embedder's own speed.
    no cache).  ``ratio`` = embed time / bound time (target ≤ 1.2).
 3. **Large file**: ``hiqa ingest BIG.txt --dense later`` of a generated plain-text file of
    ``--big-mb`` MB: wall time and the process's peak RSS.
+4. **Questions while the dense route fills in**: the app's case, in one process: the corpus
+   ingested with dense vectors later (a fresh embedding cache), the background worker started
+   (``hiqa.background``), then ``--questions`` questions asked one after another while it runs;
+   the first pays for loading the model, the others are what a user waits for.
 
 Prints one Markdown table.
 """
@@ -23,6 +27,7 @@ import os
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,10 +35,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-WORDS = ("register sample clock divider watchdog period voltage current supply input output "
-         "channel converter buffer interrupt timer counter mode status control enable reset "
-         "threshold gain offset calibration temperature sensor accuracy range bandwidth noise "
-         "filter latency power standby shutdown frequency resolution linearity drift").split()
+WORDS = ["register", "sample", "clock", "divider", "watchdog", "period", "voltage", "current", "supply", "input", "output", "channel", "converter", "buffer", "interrupt", "timer", "counter", "mode", "status", "control", "enable", "reset", "threshold", "gain", "offset", "calibration", "temperature", "sensor", "accuracy", "range", "bandwidth", "noise", "filter", "latency", "power", "standby", "shutdown", "frequency", "resolution", "linearity", "drift"]
 
 
 def section(rng: random.Random, n: int) -> str:
@@ -80,6 +82,27 @@ def peak_child_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
 
+BACKGROUND = """
+import json, statistics, sys, time
+from pathlib import Path
+from hiqa.background import start_dense_worker
+from hiqa.collection import Collection
+from hiqa.settings import Settings
+corpus, data, n = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+col = Collection("bg", Settings(data_dir=data, cache_override=data / "cache"), create=True)
+col.ingest([corpus], dense="later")
+worker = start_dense_worker(col)
+times, running = [], []
+for i in range(n):
+    t = time.perf_counter()
+    col.search(f"section {i}.3 sample clock divider threshold", k=5)
+    times.append(time.perf_counter() - t)
+    running.append(worker.running)
+    time.sleep(0.2)
+worker.stop(timeout=600)
+print(json.dumps({"first": times[0], "rest": times[1:], "running": running}))
+"""
+
 BOUND = """
 import json, sys, time
 from hiqa.collection import Collection
@@ -100,16 +123,24 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--segments", type=int, default=1000)
     ap.add_argument("--big-mb", type=float, default=50.0)
+    ap.add_argument("--questions", type=int, default=10)
+    ap.add_argument("--only-background", action="store_true",
+                    help="measure only the questions asked while the dense route fills in")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     if args.quick:
-        args.segments, args.big_mb = 20, 1.0
+        args.segments, args.big_mb, args.questions = 20, 1.0, 3
     work = Path(tempfile.mkdtemp(prefix="hiqa-bench-two-phase-"))
     rows: list[tuple[str, str, str]] = []
     try:
         env = {k: v for k, v in os.environ.items() if not k.startswith("HIQA_")}
         env.update(HIQA_DATA_DIR=str(work / "data"), HIQA_CACHE_DIR=str(work / "cache"),
                    PYTHONPATH=str(ROOT))
+        corpus = work / "corpus"
+        make_markdown(corpus, args.segments)
+        if args.only_background:
+            background(rows, corpus, work, env, args.questions)
+            return _print(rows)
         big = work / "big"
         big.mkdir()
         make_text(big / "big.txt", args.big_mb)
@@ -120,8 +151,6 @@ def main(argv: list[str] | None = None) -> int:
                      f"{wall:.0f} s", "≤ 180 s"))
         rows.append(("its peak RSS", f"{rss:,.0f} MB", "≤ 2,048 MB"))
         env["HIQA_DATA_DIR"] = str(work / "data")
-        corpus = work / "corpus"
-        make_markdown(corpus, args.segments)
         wall, _, _ = hiqa(env, "ingest", str(corpus), "-c", "bench", "--dense", "later")
         rows.append((f"{args.segments:,} segments: `ingest --dense later` → searchable",
                      f"{wall:.1f} s", "≤ 15 s"))
@@ -134,8 +163,28 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(("the embedder alone on the same texts (the bound)",
                      f"{b['seconds']:.1f} s · {b['texts'] / b['seconds']:.1f} seg/s", ""))
         rows.append(("ratio embed / bound", f"{wall / b['seconds']:.2f}", "≤ 1.2"))
+        background(rows, corpus, work, env, args.questions)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    return _print(rows)
+
+
+def background(rows: list[tuple[str, str, str]], corpus: Path, work: Path, env: dict[str, str],
+               questions: int) -> None:
+    """Questions asked while the background worker fills the dense route (a fresh cache)."""
+    bg = subprocess.run([sys.executable, "-c", BACKGROUND, str(corpus), str(work / "data-bg"),
+                         str(questions)], env=env, cwd=ROOT, capture_output=True, text=True,
+                        check=True)
+    r = json.loads(bg.stdout.strip().splitlines()[-1])
+    rest = sorted(r["rest"])
+    during = sum(r["running"][1:])
+    rows.append(("question while the dense route fills in: first (loads the model)",
+                 f"{r['first']:.2f} s", ""))
+    rows.append((f"the next {len(rest)} ({during} of them while the worker ran): median / max",
+                 f"{statistics.median(rest):.2f} s / {rest[-1]:.2f} s" if rest else "—", "≤ 1 s"))
+
+
+def _print(rows: list[tuple[str, str, str]]) -> int:
     print(f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print()
     print("| measure | value | target |")
