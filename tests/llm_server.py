@@ -137,7 +137,34 @@ def dead_url() -> str:
 Reply = Callable[[list[dict[str, str]]], str]
 
 
-class ScriptedServer:
+class LocalServer:
+    """A real HTTP server on localhost in a thread; a subclass gives ``_handler()``.
+
+    Use as a context manager; ``base_url`` ends in ``/v1``.
+    """
+
+    def __init__(self) -> None:
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        raise NotImplementedError
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+class ScriptedServer(LocalServer):
     """A real OpenAI-compatible HTTP server on localhost whose replies are scripted.
 
     ``reply(messages)`` gives the assistant text; ``status`` other than 200 answers with an
@@ -158,21 +185,7 @@ class ScriptedServer:
         self.reply, self.status, self.raw_body, self.delay = reply, status, raw_body, delay
         self.model = model
         self.requests: list[dict[str, Any]] = []
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        super().__init__()
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self

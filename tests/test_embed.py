@@ -13,13 +13,13 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 import numpy as np
 import pytest
-from llm_server import free_port
+from llm_server import LocalServer, free_port
 
 from hiqa.embed import (
     CachedEmbedder,
@@ -387,27 +387,13 @@ def test_openai_embedder_says_when_the_endpoint_is_down(dead_url: str):
     assert dead_url in str(caught.value) and "is the server running" in str(caught.value)
 
 
-class RecordingEmbeddingServer:
+class RecordingEmbeddingServer(LocalServer):
     """A real ``/v1/embeddings`` server on localhost: hashed vectors, every request body kept."""
 
     def __init__(self, dim: int = 4):
         self.dim = dim
         self.requests: list[dict[str, Any]] = []
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        super().__init__()
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
