@@ -14,11 +14,12 @@ from typing import Any
 
 import streamlit as st
 
+from app_pages.ui_helpers import PathNotAllowed, allowed_server_path, escape_markdown
+from hiqa.background import dense_worker, start_dense_worker
 from hiqa.collection import Collection, list_collections
 from hiqa.errors import HiqaError
 from hiqa.model import Segment
 from hiqa.settings import Settings
-from hiqa.ui_helpers import PathNotAllowed, allowed_server_path, escape_markdown
 
 DATA_DIR_KEY = "hiqa_data_dir"
 COLLECTION_KEY = "hiqa_collection"
@@ -124,12 +125,17 @@ def collection_names() -> list[str]:
 
 
 def current_collection(required: bool = True) -> Collection | None:
-    """The collection picked in the sidebar; with none, explain what to do and stop the page."""
+    """The collection picked in the sidebar; with none, explain what to do and stop the page.
+
+    A collection with dense vectors pending (ingested with ``--dense later``, or left so by a
+    stopped server) gets its background worker started here, whichever page is opened.
+    """
     name = st.session_state.get(COLLECTION_KEY)
     col = None
     if name:
         try:
             col = open_collection(str(settings().data_dir), name)
+            start_dense_worker(col)
         except HiqaError as exc:
             st.error(escape_markdown(str(exc)))
     if col is None and required:
@@ -137,6 +143,23 @@ def current_collection(required: bool = True) -> Collection | None:
         st.page_link("app_pages/ingest.py", label="Go to Ingest", icon=":material/upload_file:")
         st.stop()
     return col
+
+
+@st.fragment(run_every=2)
+def dense_status(col: Collection) -> None:
+    """While dense vectors are being filled in: how far, refreshed every 2 s (a fragment, so the
+    rest of the page is not rerun).  Nothing is shown once every segment has its vector."""
+    done, total = col.dense_status()
+    worker = dense_worker(col)
+    if worker is not None and worker.error:
+        st.error(f"Filling in the dense vectors failed: {escape_markdown(worker.error)}")
+    if done >= total:
+        return
+    rate = worker.rate() if worker is not None and worker.running else 0.0
+    eta = f" · about {(total - done) / rate / 60:.0f} min left" if rate > 0 else ""
+    st.progress(done / total if total else 1.0,
+                text=f"Dense route: {done:,} of {total:,} segments embedded{eta}. Until then, "
+                     "those segments are ranked by BM25 and keywords alone.")
 
 
 def guarded(action: Callable[[], Any], what: str) -> Any:

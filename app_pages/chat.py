@@ -8,18 +8,14 @@ import streamlit as st
 
 from app_pages._shared import (
     current_collection,
+    dense_status,
     guarded,
     keep,
     persistent,
     settings,
     show_figure,
 )
-from hiqa.answer import answer_note, answer_stream, parse_citations
-from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
-from hiqa.errors import HiqaError, LLMError
-from hiqa.fusion import FusionMethod
-from hiqa.llm import LLMClient, LLMConfig
-from hiqa.ui_helpers import (
+from app_pages.ui_helpers import (
     escape_markdown,
     hits_rows,
     llm_settings_from_secrets,
@@ -31,6 +27,11 @@ from hiqa.ui_helpers import (
     source_anchor,
     source_labels,
 )
+from hiqa.answer import answer_note, answer_stream, parse_citations
+from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
+from hiqa.errors import HiqaError, LLMError
+from hiqa.fusion import FusionMethod
+from hiqa.llm import LLMClient, LLMConfig
 
 METHODS = [m.value for m in FusionMethod]
 ROUTE_COLOURS = {"dense": "#4C78A8", "bm25": "#F58518", "keyword": "#54A24B"}
@@ -40,6 +41,7 @@ col = current_collection()
 assert col is not None
 st.caption(f"Collection **{escape_markdown(col.name)}** · {len(col.documents)} documents · "
            f"{len(col)} segments")
+dense_status(col)
 
 
 # ------------------------------------------------------------------ LLM endpoint

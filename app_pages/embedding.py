@@ -9,6 +9,15 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app_pages._shared import current_collection, guarded, process_lock
+from app_pages.ui_helpers import (
+    escape_markdown,
+    label_colours,
+    plot_label,
+    projection_cache_path,
+    robust_range,
+    section_key,
+    segment_label,
+)
 from hiqa.projection import (
     knn_purity,
     load_cached,
@@ -17,15 +26,6 @@ from hiqa.projection import (
     save_cached,
     silhouette_by_document,
     umap_2d,
-)
-from hiqa.ui_helpers import (
-    escape_markdown,
-    label_colours,
-    plot_label,
-    projection_cache_path,
-    robust_range,
-    section_key,
-    segment_label,
 )
 
 st.title("Embedding space")  # first, so the page shows before the collection opens

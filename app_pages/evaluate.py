@@ -15,8 +15,7 @@ from app_pages._shared import (
     server_paths_allowed,
     settings,
 )
-from hiqa.errors import HiqaError
-from hiqa.ui_helpers import (
+from app_pages.ui_helpers import (
     collection_keywords,
     degradation_rows,
     diagnostic_rows,
@@ -25,6 +24,7 @@ from hiqa.ui_helpers import (
     fusion_method_rows,
     variants_rows,
 )
+from hiqa.errors import HiqaError
 
 st.title("Evaluate & tune")
 

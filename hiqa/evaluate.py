@@ -40,6 +40,7 @@ from .errors import HiqaError
 from .formats import SUPPORTED_EXTENSIONS, load_document
 from .fusion import FusionMethod, fuse
 from .model import Document, Segment, normalize_title
+from .routes import prefetch
 from .settings import Settings
 
 VARIANTS: dict[str, tuple[str, str]] = {
@@ -182,6 +183,7 @@ def score_result(res: SearchResult, q: Question, judge: GoldJudge, method: str, 
                  beta: float, n_segments: int, n_gold: int) -> _Scored:
     """Fuse one retrieval result and locate the question's relevant segments in it."""
     ranking = fuse(res.candidates, FusionMethod.from_str(method), alpha, beta)
+    prefetch(res.segments, [res.candidates.ids[i] for i in ranking.order])
     ordered = [(res.segments[res.candidates.ids[i]], float(ranking.scores[i])) for i in ranking.order]
     ranks: list[int | None] = [r for r, (s, _) in enumerate(ordered, start=1) if judge.relevant(s, q)]
     # gold segments that no route returned count as rank N (Eq. 4)

@@ -11,8 +11,11 @@ first; the other methods exist for ablations and for comparison with Qdrant's ow
 
 Everything here is a pure function of a :class:`Candidates` value: retrieval runs once, and a
 slider that moves α or β only calls :func:`fuse` again (re-fusion), which costs microseconds.
-Missing route scores (NaN, e.g. a segment BM25 found but the dense route never scored) count as
-the route's worst score among the candidates.
+Missing dense scores (NaN: a segment whose dense vector is still being filled in, ``hiqa ingest
+--dense later``) take the candidate's own normalised BM25 score (its BM25 rank under RRF): with
+no dense evidence a segment is judged on its lexical evidence alone instead of being pushed
+below every embedded one.  When no candidate has a dense score the dense route adds nothing;
+other missing scores count as the route's worst score among the candidates.
 """
 
 from __future__ import annotations
@@ -175,16 +178,25 @@ def _weighted_sum(
     return {"dense": alpha * dense, "bm25": (1 - alpha) * bm25, "keyword": beta * bonus}
 
 
+def _routes(c: Candidates, norm: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray,
+                                                                               np.ndarray]:
+    """Both routes normalised, a pending dense score replaced by the candidate's BM25 one."""
+    bm25 = norm(_filled(c.bm25))
+    dense = norm(_filled(c.dense))
+    pending = np.isnan(np.asarray(c.dense, dtype=np.float64))
+    if pending.any() and not pending.all():
+        dense = np.where(pending, bm25, dense)
+    return dense, bm25
+
+
 def _fuse_minmax(c: Candidates, alpha: float, beta: float) -> Contributions:
-    return _weighted_sum(
-        minmax(_filled(c.dense)), minmax(_filled(c.bm25)), keyword_bonus(c.matches), alpha, beta
-    )
+    dense, bm25 = _routes(c, minmax)
+    return _weighted_sum(dense, bm25, keyword_bonus(c.matches), alpha, beta)
 
 
 def _fuse_zscore(c: Candidates, alpha: float, beta: float) -> Contributions:
-    return _weighted_sum(
-        zscore(_filled(c.dense)), zscore(_filled(c.bm25)), keyword_bonus(c.matches), alpha, beta
-    )
+    dense, bm25 = _routes(c, zscore)
+    return _weighted_sum(dense, bm25, keyword_bonus(c.matches), alpha, beta)
 
 
 def _fuse_raw(c: Candidates, alpha: float, beta: float) -> Contributions:
@@ -194,13 +206,9 @@ def _fuse_raw(c: Candidates, alpha: float, beta: float) -> Contributions:
 
 def _fuse_cc(c: Candidates, alpha: float, beta: float) -> Contributions:
     """Convex combination: weights ``(1-β)α, (1-β)(1-α), β`` sum to 1, so scores stay in [0, 1]."""
-    return _weighted_sum(
-        (1 - beta) * minmax(_filled(c.dense)),
-        (1 - beta) * minmax(_filled(c.bm25)),
-        keyword_bonus(c.matches),
-        alpha,
-        beta,
-    )
+    dense, bm25 = _routes(c, minmax)
+    return _weighted_sum((1 - beta) * dense, (1 - beta) * bm25, keyword_bonus(c.matches), alpha,
+                         beta)
 
 
 def _fuse_rrf(c: Candidates, alpha: float, beta: float) -> Contributions:
@@ -209,9 +217,10 @@ def _fuse_rrf(c: Candidates, alpha: float, beta: float) -> Contributions:
     The bonus is scaled as if it were a rank-1 hit of a third route, so β means the same
     "one extra first place" whatever k is.
     """
+    dense, bm25 = _routes(c, lambda v: route_ranks(v).astype(np.float64))
     return {
-        "dense": alpha / (RRF_K + route_ranks(_filled(c.dense))),
-        "bm25": (1 - alpha) / (RRF_K + route_ranks(_filled(c.bm25))),
+        "dense": alpha / (RRF_K + dense),
+        "bm25": (1 - alpha) / (RRF_K + bm25),
         "keyword": beta * keyword_bonus(c.matches) / (RRF_K + 1),
     }
 

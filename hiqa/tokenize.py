@@ -38,7 +38,8 @@ _TOKEN = re.compile(
 _PART_SPLIT = re.compile(rf"[{_SEPARATORS}()]+")
 
 
-def _normalise(text: str) -> str:
+def normalise(text: str) -> str:
+    """NFKC and case folding: what the tokeniser matches on."""
     return unicodedata.normalize("NFKC", text).casefold()
 
 
@@ -59,8 +60,17 @@ def tokenize(text: str) -> list[str]:
     ``open(2), open, 2``; ``"--max-line-length"`` gives ``--max-line-length, max-line-length,
     max, line, length``; ``"-n"`` gives ``-n, n``; ``"检索增强"`` gives ``检索, 索增, 增强``.
     """
+    return normalised_tokens(normalise(text))
+
+
+def normalised_tokens(text: str) -> list[str]:
+    """``tokenize`` of a text that is already NFKC-normalised and case-folded.
+
+    No token spans whitespace, so the tokens of a text are the tokens of its
+    whitespace-separated chunks in order (``hiqa.lexical`` memoises chunks when indexing).
+    """
     tokens: list[str] = []
-    for match in _TOKEN.finditer(_normalise(text)):
+    for match in _TOKEN.finditer(text):
         kind, token = match.lastgroup, match.group()
         if kind == "cjk":
             tokens.extend(_cjk_tokens(token))

@@ -5,6 +5,11 @@ once however many tests index it.
 """
 from __future__ import annotations
 
+import contextlib
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -94,3 +99,23 @@ def corpus(tmp_path):
     for name, text in DOCS.items():
         (root / name).write_text(text, encoding="utf-8")
     return root
+
+
+@contextlib.contextmanager
+def store_held_elsewhere(settings: Settings, name: str) -> Iterator[None]:
+    """Another process holds collection ``name``'s Edge shard open (as the app would)."""
+    store.close_all()
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import time
+        from qdrant_edge import EdgeShard
+        shard = EdgeShard.load({str(settings.data_dir / 'store' / name)!r})
+        print('ready', flush=True)
+        time.sleep(60)
+    """)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
+        store.close_all()

@@ -135,35 +135,21 @@ def dead_url() -> str:
 
 
 Reply = Callable[[list[dict[str, str]]], str]
-Embed = Callable[[list[str]], Any]
 
 
-class ScriptedServer:
-    """A real OpenAI-compatible HTTP server on localhost whose replies are scripted.
+class LocalServer:
+    """A real HTTP server on localhost in a thread; a subclass gives ``_handler()``.
 
-    ``reply(messages)`` gives the assistant text; ``status`` other than 200 answers with an
-    OpenAI-style error body; ``raw_body`` answers 200 with that body as is (a malformed reply);
-    ``delay`` sleeps before answering.  With ``embed``, ``/v1/embeddings`` answers too, with
-    ``embed(input)``'s rows as the vectors.  ``requests`` holds every request body received.
     Use as a context manager; ``base_url`` ends in ``/v1``.
     """
 
-    def __init__(
-        self,
-        reply: Reply = lambda messages: "OK",
-        *,
-        status: int = 200,
-        raw_body: bytes | None = None,
-        delay: float = 0.0,
-        model: str = "scripted",
-        embed: Embed | None = None,
-    ):
-        self.reply, self.status, self.raw_body, self.delay = reply, status, raw_body, delay
-        self.model, self.embed = model, embed
-        self.requests: list[dict[str, Any]] = []
+    def __init__(self) -> None:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        raise NotImplementedError
 
     @property
     def base_url(self) -> str:
@@ -176,6 +162,30 @@ class ScriptedServer:
     def __exit__(self, *exc: object) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
+
+
+class ScriptedServer(LocalServer):
+    """A real OpenAI-compatible HTTP server on localhost whose replies are scripted.
+
+    ``reply(messages)`` gives the assistant text; ``status`` other than 200 answers with an
+    OpenAI-style error body; ``raw_body`` answers 200 with that body as is (a malformed reply);
+    ``delay`` sleeps before answering.  ``requests`` holds every chat request body received.
+    Use as a context manager; ``base_url`` ends in ``/v1``.
+    """
+
+    def __init__(
+        self,
+        reply: Reply = lambda messages: "OK",
+        *,
+        status: int = 200,
+        raw_body: bytes | None = None,
+        delay: float = 0.0,
+        model: str = "scripted",
+    ):
+        self.reply, self.status, self.raw_body, self.delay = reply, status, raw_body, delay
+        self.model = model
+        self.requests: list[dict[str, Any]] = []
+        super().__init__()
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -201,10 +211,6 @@ class ScriptedServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                if server.embed is not None and self.path.endswith("/embeddings"):
-                    server.requests.append(body)
-                    self._json(200, _embeddings(body, server.embed(body["input"])))
-                    return
                 if not self.path.endswith("/chat/completions"):
                     self._json(404, {"error": {"message": f"no route {self.path}"}})
                     return
@@ -243,16 +249,6 @@ class ScriptedServer:
                 self.wfile.flush()
 
         return Handler
-
-
-def _embeddings(request: dict[str, Any], vectors: Any) -> dict[str, Any]:
-    return {
-        "object": "list",
-        "model": request.get("model", ""),
-        "data": [{"object": "embedding", "index": i, "embedding": [float(x) for x in v]}
-                 for i, v in enumerate(vectors)],
-        "usage": {"prompt_tokens": 0, "total_tokens": 0},
-    }
 
 
 def _completion(model: str, text: str, request: dict[str, Any]) -> dict[str, Any]:

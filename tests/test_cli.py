@@ -118,6 +118,8 @@ def test_help_lists_the_environment_settings_reads(capsys):
 
 
 NO_TABLE = {
+    "migrate": "one line per collection",
+    "embed": "a progress line and one summary line",
     "remove-doc": "one line per removed document",
     "delete-collection": "one line",
     "lexicon": "one line, warnings on stderr",

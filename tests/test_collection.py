@@ -1,18 +1,19 @@
-"""Index and Multi-Route Retriever on real Qdrant local mode with the real default embedder."""
+"""Index and Multi-Route Retriever on a real Qdrant Edge store with the real default embedder."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
-import textwrap
+from dataclasses import replace
 
 import numpy as np
 import pytest
+from index_fixtures import DOCS, store_held_elsewhere
 
 from hiqa import store
-from hiqa.collection import Collection, list_collections
+from hiqa.collection import Collection, list_collections, read_registry
 from hiqa.errors import CollectionError, DocumentError, QueryError
 from hiqa.fusion import fuse
+from hiqa.handles import HANDLES
+from hiqa.ingest import ingest_lock, repair
 
 
 def build(settings, corpus, **kw):
@@ -38,14 +39,14 @@ def test_english_and_chinese_retrieval(settings, corpus):
 
 def test_idempotent_reingest_and_update(settings, corpus):
     col = build(settings, corpus)
-    n_points = col.client.count(col.qdrant_name).count
+    n_points = col.store.count()
     again = col.ingest([corpus])
     assert {r.status for r in again} == {"unchanged"}
-    assert col.client.count(col.qdrant_name).count == n_points
+    assert col.store.count() == n_points
     (corpus / "head.1.md").write_text((corpus / "head.1.md").read_text() + "\n## BUGS\n\nNone known.\n")
     res = {r.doc_id: r.status for r in col.ingest([corpus])}
     assert res["head.1.md"] == "updated" and res["wc.1.md"] == "unchanged"
-    assert col.client.count(col.qdrant_name).count == n_points + 1  # old version deleted
+    assert col.store.count() == n_points + 1  # old version deleted
     paths = [s.path for s in col.segments("head.1.md")]
     assert ("head(1)", "BUGS") in paths
 
@@ -58,15 +59,17 @@ def test_crash_mid_replace_keeps_previous_version(settings, corpus, monkeypatch)
     def crash(*a, **k):
         raise KeyboardInterrupt("power cut")
 
-    monkeypatch.setattr(Collection, "_save_meta", crash)
+    monkeypatch.setattr("hiqa.ingest._commit", crash)  # new points written, registry not
     with pytest.raises(KeyboardInterrupt):
         col.ingest([corpus])
     monkeypatch.undo()
-    # a fresh process view: the registry still names the old version, which is searchable
+    # a fresh process view: the registry still names the old version, which alone is visible
     store.close_all()
     col2 = Collection("man", settings)
-    hits = col2.search("wc: print the maximum display width", k=3)
+    hits = col2.search("wc: print the largest display width", k=10)
     assert hits[0].segment.doc_id == "wc.1.md" and hits[0].segment.segment_id in before
+    assert all("largest" not in h.segment.text for h in hits)
+    assert {s.segment_id for s in col2.segments("wc.1.md")} == before
     # the next ingest sweeps the orphaned new-version points and re-does the document
     res = {r.doc_id: r.status for r in col2.ingest([corpus])}
     assert res["wc.1.md"] == "updated"
@@ -118,7 +121,7 @@ def test_embedder_mismatch_is_refused(settings, corpus):
 
 def test_bad_files_are_reported_and_nothing_is_lost(settings, corpus):
     col = build(settings, corpus)
-    n = col.client.count(col.qdrant_name).count
+    n = col.store.count()
     (corpus / "empty.md").write_bytes(b"")
     (corpus / "broken.pdf").write_bytes(b"%PDF-1.7 garbage")
     shutil.copy(corpus / "wc.1.md", corpus / "wc-copy.md")
@@ -126,7 +129,7 @@ def test_bad_files_are_reported_and_nothing_is_lost(settings, corpus):
     assert res["empty.md"].status == "failed" and "empty" in res["empty.md"].error
     assert res["broken.pdf"].status == "failed" and res["broken.pdf"].error
     assert res["wc-copy.md"].status == "skipped" and "duplicate of wc.1.md" in res["wc-copy.md"].error
-    assert col.client.count(col.qdrant_name).count == n
+    assert col.store.count() == n
     assert col.search("wc: maximum display width", k=1)[0].segment.doc_id == "wc.1.md"
 
 
@@ -151,66 +154,70 @@ def test_remove_document_and_rebuild_derived(settings, corpus):
     assert all(h.segment.doc_id != "tail.1.md" for h in col.search("follow appended data", k=10))
     with pytest.raises(CollectionError, match="not in collection"):
         col.remove_document("tail.1.md")
-    # derived indexes are rebuilt from Qdrant payloads when missing
+    # derived indexes are rebuilt from the stored payloads when missing
     shutil.rmtree(col.dir / "derived")
-    from hiqa import collection as mod
-    mod._DERIVED_CACHE.clear()
+    HANDLES.derived.clear()
     assert col.search("wc: maximum display width", k=1)[0].segment.doc_id == "wc.1.md"
     assert (col.dir / "derived" / "bm25" / "ids.json").exists()
 
 
 def test_two_ingests_at_once(settings, corpus):
     col = build(settings, corpus)
-    with col._ingest_lock():
+    with ingest_lock(col):
         with pytest.raises(CollectionError, match="another ingest into collection 'man'"):
             col.ingest([corpus])
 
 
-def test_folder_held_by_another_process(settings, corpus):
+def test_store_held_by_another_process(settings, corpus):
     build(settings, corpus)
-    store.close_all()
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
-        import sys, time
-        from qdrant_client import QdrantClient
-        c = QdrantClient(path={str(settings.data_dir / 'qdrant')!r})
-        print('ready', flush=True)
-        time.sleep(60)
-    """)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "ready"
+    with store_held_elsewhere(settings, "man"):
         with pytest.raises(CollectionError, match="in use by .*stop that process"):
-            Collection("man", settings)
-    finally:
-        holder.kill()
-        holder.wait()
+            Collection("man", settings).search("follow", k=1)
+        # the registry is readable meanwhile: `hiqa collections` and `hiqa docs` still work
+        assert set(read_registry("man", settings).documents) == set(DOCS)
 
 
-def test_server_code_path_matches_mirror(settings, corpus, monkeypatch):
-    """The server path (Qdrant query_points) and the local mirror rank alike."""
+def test_server_code_path_ranks_like_the_embedded_store(settings, corpus):
+    """The qdrant-client path (a server; here its local mode) and Qdrant Edge rank alike."""
+    edge = build(settings, corpus)
+    other = settings.data_dir.parent / "server"
+    server = Collection("man", replace(settings, store="qdrant-local", data_dir=other),
+                        create=True)
+    assert {r.status for r in server.ingest([corpus])} == {"added"}
+    assert (other / "qdrant").is_dir() and not (other / "store").exists()
+    for q in ("output the last part of files", "wc: maximum display width", "TMP117 电源"):
+        assert [h.segment.segment_id for h in server.search(q, k=5)] == \
+            [h.segment.segment_id for h in edge.search(q, k=5)]
+
+
+def test_a_missing_store_is_an_error_not_an_empty_collection(settings, corpus):
     col = build(settings, corpus)
-    q = "output the last part of files"
-    local = [h.segment.segment_id for h in col.search(q, k=5)]
-    from hiqa import collection as mod
-    monkeypatch.setattr(mod, "is_local", lambda s: False)
-    mod._DERIVED_CACHE.clear()
-    server = [h.segment.segment_id for h in col.search(q, k=5)]
-    assert server == local
-
-
-def test_registry_without_its_qdrant_collection_is_reindexed(settings, corpus):
-    col = build(settings, corpus)
-    col.client.delete_collection(col.qdrant_name)  # e.g. the Qdrant folder was wiped
+    registry = (col.dir / "meta.json").read_text()
     store.close_all()
-    col2 = Collection("man", settings)
-    assert col2.documents == {}
-    assert {r.status for r in col2.ingest([corpus])} == {"added"}
-    assert col2.search("tail: follow appended data", k=1)[0].segment.doc_id == "tail.1.md"
+    shutil.move(settings.data_dir / "store", settings.data_dir / "store.away")
+    with pytest.raises(CollectionError, match="lists 4 documents but its store .* is missing"):
+        Collection("man", settings)
+    assert (col.dir / "meta.json").read_text() == registry  # nothing forgotten
+    # the folder comes back: everything is there
+    shutil.move(settings.data_dir / "store.away", settings.data_dir / "store")
+    again = Collection("man", settings)
+    assert again.search("tail: follow appended data", k=1)[0].segment.doc_id == "tail.1.md"
+    # lost for good: repair rebuilds the store from the source files (dry run first)
+    store.close_all()
+    shutil.rmtree(settings.data_dir / "store")
+    col = Collection("man", settings, missing_store_ok=True)
+    plan = repair(col, dry_run=True)
+    assert plan.create_store and sorted(plan.reindex) == sorted(DOCS)
+    assert not col.store.exists()
+    repair(col)
+    assert col.search("tail: follow appended data", k=1)[0].segment.doc_id == "tail.1.md"
+    assert sorted(col.documents) == sorted(DOCS) and len(col.segments()) == len(col)
 
 
 def test_corrected_title_reaugments_that_document_only(settings, corpus):
     col = build(settings, corpus)
     others = {s.segment_id for s in col.segments() if s.doc_id != "head.1.md"}
-    n_points = col.client.count(col.qdrant_name).count
+    n_points = col.store.count()
     res = col.set_title("head.1.md", "  head — output the first part of files ")
     assert res.status == "updated"
     segs = col.segments("head.1.md")
@@ -222,7 +229,7 @@ def test_corrected_title_reaugments_that_document_only(settings, corpus):
     assert record["title_source"] == "user"
     # the other documents' points are untouched; the old version is gone, nothing leaks
     assert {s.segment_id for s in col.segments() if s.doc_id != "head.1.md"} == others
-    assert col.client.count(col.qdrant_name).count == n_points
+    assert col.store.count() == n_points
     top = col.search("head — output the first part of files", k=1)[0]
     assert top.segment.doc_id == "head.1.md"
     # a later ingest of the unchanged file keeps the correction; a reset goes back to the rule

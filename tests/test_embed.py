@@ -13,12 +13,13 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from llm_server import ScriptedServer, free_port
+from llm_server import LocalServer, free_port
 
 from hiqa.embed import (
     CachedEmbedder,
@@ -386,6 +387,40 @@ def test_openai_embedder_says_when_the_endpoint_is_down(dead_url: str):
     assert dead_url in str(caught.value) and "is the server running" in str(caught.value)
 
 
+class RecordingEmbeddingServer(LocalServer):
+    """A real ``/v1/embeddings`` server on localhost: hashed vectors, every request body kept."""
+
+    def __init__(self, dim: int = 4):
+        self.dim = dim
+        self.requests: list[dict[str, Any]] = []
+        super().__init__()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append(body)
+                vectors = hashed_vectors(body["input"], server.dim)
+                data = json.dumps({
+                    "object": "list", "model": body["model"],
+                    "data": [{"object": "embedding", "index": i, "embedding": v.tolist()}
+                             for i, v in enumerate(vectors)],
+                    "usage": {"prompt_tokens": 0, "total_tokens": 0},
+                }).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
+
+
 ROLE_REQUESTS = {
     "none": [{"input": ["wc counts lines", "df shows disk space"]},
              {"input": ["count lines"]}],
@@ -398,7 +433,7 @@ ROLE_REQUESTS = {
 
 @pytest.mark.parametrize("input_type", ROLE_REQUESTS)
 def test_openai_embedder_sends_the_role_its_input_type_says(input_type: str):
-    with ScriptedServer(embed=hashed_vectors) as server:
+    with RecordingEmbeddingServer() as server:
         remote = OpenAIEmbedder(server.base_url, "e5", dim=4, input_type=input_type)
         passages = remote.embed_passages(["wc counts lines", "df shows disk space"])
         query = remote.embed_query("count lines")
@@ -413,7 +448,7 @@ def test_openai_embedder_sends_the_role_its_input_type_says(input_type: str):
 def test_input_type_is_part_of_the_model_id_and_read_from_the_settings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    with ScriptedServer(embed=lambda texts: hashed_vectors(texts, 8)) as server:
+    with RecordingEmbeddingServer(dim=8) as server:
         monkeypatch.setenv("HIQA_EMBEDDER", "openai")
         monkeypatch.setenv("HIQA_EMBED_BASE_URL", server.base_url)
         monkeypatch.setenv("HIQA_EMBED_MODEL", "multilingual-e5-small")

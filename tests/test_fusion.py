@@ -120,7 +120,7 @@ def test_route_ranks_are_stable() -> None:
     np.testing.assert_array_equal(route_ranks(np.array([0.0, 2.0, 0.0, 1.0])), [3, 1, 4, 2])
 
 
-def test_missing_route_score_counts_as_worst() -> None:
+def test_missing_dense_score_takes_the_bm25_score() -> None:
     c = Candidates(
         ("a", "b", "c"),
         dense=np.array([0.8, np.nan, 0.6]),
@@ -129,7 +129,8 @@ def test_missing_route_score_counts_as_worst() -> None:
         matches=np.zeros(3, dtype=int),
     )
     ranking = fuse(c, alpha=0.5, beta=0.0)
-    np.testing.assert_allclose(ranking.contributions["dense"], [0.5, 0.0, 0.0])
+    # b's dense vector is pending: its dense share is its min-max BM25 (1.0), not the worst
+    np.testing.assert_allclose(ranking.contributions["dense"], [0.5, 0.5, 0.0])
     assert not np.isnan(fuse(c, "rrf").scores).any()
 
 
@@ -297,3 +298,24 @@ def test_adaptive_alpha_leans_to_the_decisive_route():
     assert w.alpha == 0.6 and "equally decisive" in w.reason
     # α never leaves [0, 1]
     assert adaptive_weights(flat_bm25, alpha=0.95, spread=1.0).alpha == 1.0
+
+
+def test_a_pending_dense_score_takes_the_candidates_bm25_score():
+    """--dense later: a segment without its vector yet is judged on BM25, not sunk."""
+    from hiqa.fusion import Candidates, fuse
+
+    c = Candidates(ids=("embedded", "pending", "weak"), dense=np.array([0.9, np.nan, 0.1]),
+                   dense_content=np.full(3, np.nan), bm25=np.array([2.0, 8.0, 1.0]),
+                   matches=np.zeros(3, dtype=np.int64), query="q")
+    for method in ("minmax", "zscore", "cc", "rrf"):
+        r = fuse(c, method, alpha=0.7, beta=0.0)
+        assert [c.ids[i] for i in r.order][0] == "pending", method
+        assert r.contributions["dense"][1] == pytest.approx(
+            0.7 / 0.3 * r.contributions["bm25"][1]), method
+    # the old rule (worst dense score) would have ranked it below the embedded segment
+    old = 0.7 * 0.0 + 0.3 * 1.0
+    assert old < 0.7 * 1.0 + 0.3 * (2.0 - 1.0) / 7.0
+    # with no dense score at all the route adds nothing
+    none = Candidates(ids=c.ids, dense=np.full(3, np.nan), dense_content=c.dense_content,
+                      bm25=c.bm25, matches=c.matches, query="q")
+    assert not fuse(none, "minmax", alpha=0.7, beta=0.0).contributions["dense"].any()

@@ -1,6 +1,8 @@
 """The lexical route: head and body as two BM25 fields, stemming, save/load (hiqa/lexical.py)."""
 import math
+from collections import Counter
 
+import bm25s
 import numpy as np
 
 from hiqa.lexical import K1, LexicalIndex, terms
@@ -58,6 +60,13 @@ def test_save_and_load_round_trip(tmp_path) -> None:
     assert LexicalIndex.load(tmp_path / "bm25", "gen3") is not None
 
 
+def test_positions_align_candidates_with_the_score_array() -> None:
+    idx = LexicalIndex.build(IDS, BODIES, ["w", "w", "l"], HEADS)
+    pos = idx.positions(["other", "gone", "name"])
+    assert pos.tolist() == [2, -1, 0] == [idx.position("other"), -1, idx.position("name")]
+    assert pos.dtype == np.intp and idx.positions([]).shape == (0,)
+
+
 def test_head_and_body_split_follows_the_strategy() -> None:
     path = ("wc(1)", "OPTIONS", "-L")
     assert head_and_body("hca", path, "wc(1) > OPTIONS > -L\n\nbody") == (
@@ -100,3 +109,167 @@ def test_context_field_scores_a_term_with_its_section() -> None:
         ctx.save(Path(d) / "bm25", "g")
         again = LexicalIndex.load(Path(d) / "bm25", "g")
         assert again is not None and np.allclose(again.scores(q), ctx.scores(q))
+
+
+def test_memoised_terms_equal_plain_terms():
+    """Indexing tokenises whitespace chunks once (a memo); the terms must be the same."""
+    import random
+
+    from hiqa.lexical import terms
+
+    rng = random.Random(7)
+    pieces = ["ADC12QJ1600-SP", "open(2)", "--max-line-length", "-n", "检索增强生成", "Ｆｕｌｌ",
+              "running", "files,", "(see", "v2.3.1", "e.g.", "the", "x_y", "a/b:c", "«quoted»",
+              "tab\tsep", "naïve", "İstanbul", "ß", "ﬁle", "２０２４年", "--", "-", "…"]
+    memo: dict[str, list[str]] = {}
+    for _ in range(300):
+        text = rng.choice([" ", "\n", "  ", "\u3000"]).join(
+            rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+        assert terms(text, memo) == terms(text), text
+    assert memo  # the memo was used
+
+
+# ------------------------------------------------------------ optimised scoring vs references
+def _generated_corpus(seed: int = 7) -> dict:
+    """Man-page-like segments: documents titled ``name(1)`` whose heads are cascaded paths,
+    bodies drawn from a Zipf-like vocabulary (so some words are common, some rare), each
+    document's name written in some of its own bodies and in other documents' bodies, and one
+    section key per (document, section), so head, body, context and the title rule all count."""
+    rng = np.random.default_rng(seed)
+    names = ["grep", "list", "tar", "gzip", "find", "sort", "copy", "move", "remove", "show"]
+    words = """file files line lines pattern match archive compress output input directory print
+        count recursive verbose quiet sort order reverse number size name time list show copy
+        remove link follow symbolic exclude include format""".split()  # noqa: SIM905
+    weights = 1 / np.arange(1, len(words) + 1)
+    weights /= weights.sum()
+    ids, heads, bodies, docs, contexts = [], [], [], [], []
+    titles = {f"{n}.1.md": f"{n}(1)" for n in names}
+    for doc, title in titles.items():
+        for section in ("NAME", "DESCRIPTION", "OPTIONS"):
+            for k in range(int(rng.integers(1, 6))):
+                body = list(rng.choice(words, size=int(rng.integers(0, 25)), p=weights))
+                if rng.random() < 0.4:
+                    body.insert(int(rng.integers(0, len(body) + 1)), title.split("(")[0])
+                if rng.random() < 0.2:
+                    body.append(str(rng.choice(names)))
+                ids.append(f"{doc}#{section}#{k}")
+                heads.append(f"{title} > {section} > -{chr(97 + k)}" if k else
+                             f"{title} > {section}")
+                bodies.append(" ".join(body))
+                docs.append(doc)
+                contexts.append(f"{doc} > {section}")
+    queries = [" ".join(rng.choice(words + names, size=int(rng.integers(1, 7))))
+               for _ in range(60)]
+    queries += ["grep grep pattern", "list files list", "tar tar tar archive", "no such words", ""]
+    return {"ids": ids, "heads": heads, "bodies": bodies, "docs": docs, "contexts": contexts,
+            "titles": titles, "queries": queries}
+
+
+def _okapi_lucene(field_docs: list[list[str]], query: list[str], b: float) -> np.ndarray:
+    """Lucene's BM25 (Kamphuis et al., ECIR 2020) from raw counts, float64:
+    idf = ln(1 + (N - df + 0.5) / (df + 0.5)), tf part = tf / (tf + k1 (1 - b + b L / avgL))
+    (Lucene drops the constant k1 + 1), summed over the query's tokens with their repeats."""
+    n = len(field_docs)
+    avg = sum(len(d) for d in field_docs) / n
+    counts = [Counter(d) for d in field_docs]
+    out = np.zeros(n)
+    for t in query:
+        df = sum(t in c for c in counts)
+        if not df:
+            continue
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        for i, c in enumerate(counts):
+            tf = c[t]
+            if tf:
+                out[i] += idf * tf / (tf + K1 * (1 - b + b * len(field_docs[i]) / avg))
+    return out
+
+
+def _sections(c: dict) -> tuple[list[str], list[str], list[str]]:
+    """The context field's documents: one per section key, its segments' own heading line and
+    body joined; returns the keys, their texts and their documents."""
+    keys = list(dict.fromkeys(c["contexts"]))
+    parts: dict[str, list[str]] = {k: [] for k in keys}
+    for key, head, body in zip(c["contexts"], c["heads"], c["bodies"]):
+        parts[key].append(f"{head.rsplit(' > ', 1)[-1]}\n{body}")
+    owner = dict(zip(c["contexts"], c["docs"]))
+    return keys, ["\n\n".join(parts[k]) for k in keys], [owner[k] for k in keys]
+
+
+def _reference_scores(c: dict, query: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The lexical route's definition (module docstring), computed the plain way: every field
+    scored in full, the title terms' share recomputed term by term, the section score copied to
+    each of its segments.  Also returns each part, so the test can check that each one counts."""
+    q = terms(query)
+    title_of = {doc: set(terms(title)) for doc, title in c["titles"].items()}
+    keys, sections, section_docs = _sections(c)
+    fields = {"head": ([terms(h) or [""] for h in c["heads"]], c["docs"], 0.0),
+              "body": ([terms(t) or [""] for t in c["bodies"]], c["docs"], 0.75),
+              "context": ([terms(t) or [""] for t in sections], section_docs, 0.75)}
+    parts = {}
+    for name, (field_docs, owners, b) in fields.items():
+        full = _okapi_lucene(field_docs, q, b)
+        if name == "head":
+            parts[name] = full
+            continue
+        taken = np.zeros(len(full))
+        for t in set(q):
+            named = np.array([t in title_of[d] for d in owners])
+            if named.any():
+                taken += q.count(t) * _okapi_lucene(field_docs, [t], b) * named
+        parts[name] = np.maximum(full - taken, 0.0)
+        parts[name + " title share"] = np.minimum(taken, full)
+    position = {k: i for i, k in enumerate(keys)}
+    parts["context"] = parts["context"][[position[k] for k in c["contexts"]]]
+    return parts["body"] + parts["head"] + parts["context"], parts
+
+
+def _bm25s_scores(c: dict, query: str) -> np.ndarray:
+    """The same route summed the way bm25s scores a query (``BM25.get_scores``: float32 sums per
+    field, a full score array per title term): what the optimised code must equal bit for bit."""
+    def field(texts: list[str], b: float) -> bm25s.BM25:
+        f = bm25s.BM25(k1=K1, b=b, method="lucene")
+        f.index([terms(t) or [""] for t in texts], show_progress=False)
+        return f
+
+    def scores(f: bm25s.BM25, tokens: list[str]) -> np.ndarray:
+        known = [t for t in tokens if t in f.vocab_dict]
+        n = f.scores["num_docs"]
+        return np.asarray(f.get_scores(known), np.float64) if known else np.zeros(n)
+
+    q = terms(query)
+    keys, sections, section_docs = _sections(c)
+    title_of = {doc: set(terms(title)) for doc, title in c["titles"].items()}
+    title_terms = Counter(t for t in q if any(t in s for s in title_of.values()))
+
+    def without_title_terms(f: bm25s.BM25, owners: list[str]) -> np.ndarray:
+        s = scores(f, q)
+        for t, count in title_terms.items():
+            s -= count * scores(f, [t]) * np.array([t in title_of[d] for d in owners])
+        return np.maximum(s, 0.0)
+
+    body = without_title_terms(field(c["bodies"], 0.75), c["docs"])
+    total = body + scores(field(c["heads"], 0.0), q)
+    context = without_title_terms(field(sections, 0.75), section_docs)
+    return total + context[[keys.index(k) for k in c["contexts"]]]
+
+
+def test_scores_equal_the_plain_computation_of_every_field() -> None:
+    """The optimised sums (one pass per field, title shares precomputed, sections mapped by
+    index) against two references on a generated corpus: BM25 from its formula, to within
+    float32 rounding, and bm25s's own per-field scores, bit for bit (so every ranking, ties
+    included, is the one the plain computation gives)."""
+    c = _generated_corpus()
+    idx = LexicalIndex.build(c["ids"], c["bodies"], c["docs"], c["heads"], c["titles"],
+                             c["contexts"])
+    shares: Counter[str] = Counter()
+    for query in c["queries"]:
+        got = idx.scores(query)
+        want, parts = _reference_scores(c, query)
+        assert np.allclose(got, want, rtol=1e-5, atol=1e-6), query
+        exact = _bm25s_scores(c, query)
+        assert got.dtype == exact.dtype and np.array_equal(got, exact), query  # so same order
+        shares.update({name: float(part.sum() > 0) for name, part in parts.items()})
+    # the corpus exercises every part, so dropping any of them would fail the comparison
+    assert all(shares[p] >= 10 for p in ("head", "body", "context", "body title share",
+                                         "context title share")), shares

@@ -6,10 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from hiqa.collection import SearchResult
-from hiqa.fusion import Candidates
-from hiqa.model import Segment
-from hiqa.ui_helpers import (
+from app_pages.ui_helpers import (
     MUTED,
     WORD_JOINER,
     PathNotAllowed,
@@ -43,6 +40,9 @@ from hiqa.ui_helpers import (
     variants_rows,
     visible_nodes,
 )
+from hiqa.collection import SearchResult
+from hiqa.fusion import Candidates
+from hiqa.model import Segment
 
 
 def seg(sid: str, doc: str = "a.md", path=("A", "Install"), order: int = 1, piece: int = 0,

@@ -16,10 +16,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .answer import block_header, parse_citations
-from .collection import Hit
-from .model import Segment, normalize_title, pages_label, segment_pages_label
-from .segment import render_path
+from hiqa.answer import block_header, parse_citations
+from hiqa.model import Segment, normalize_title, pages_label, segment_pages_label
+from hiqa.routes import Hit
+from hiqa.segment import render_path
 
 # --------------------------------------------------------------------------- uploads
 

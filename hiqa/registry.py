@@ -1,0 +1,157 @@
+"""A collection's registry: the documents it holds and which version of each is visible.
+
+``collections/<name>/meta.json`` is the source of truth for visibility: a point in the store is
+returned by a route only if its ``doc_version`` key is registered here (``version_keys``), so a
+crash mid-ingest or mid-replace never shows a half-written or stale document.  Every change goes
+through ``update``, which takes a short file lock, re-reads the file and writes it back
+atomically: two handles (the app and a CLI ingest, or two objects in one process) never
+overwrite each other's changes with a stale copy.  Readers call ``refresh``, which re-reads the
+file only when it changed on disk (one ``stat``).
+
+``ingest.journal`` beside it records, before any point is written, which ``doc_version`` keys an
+ingest (or a removal) is about to touch.  Points whose key is neither registered nor journaled
+were not left by HiQA, so the orphan sweep does not delete them on its own authority
+(``hiqa.ingest.sweep_orphans``; ``hiqa repair``).
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from .errors import CollectionError
+from .store import version_key
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Write a file so that readers see the old or the new content, never a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        fh.flush()
+        os.fsync(fh.fileno())  # a power cut must not leave an empty file behind the rename
+    os.replace(tmp, path)
+    with contextlib.suppress(OSError):
+        fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+class Registry:
+    FILE = "meta.json"
+    JOURNAL = "ingest.journal"
+
+    def __init__(self, directory: Path, data: dict[str, Any]):
+        self.directory = directory
+        self.data = data
+        self._stamp = self._file_stamp()
+
+    @property
+    def path(self) -> Path:
+        return self.directory / self.FILE
+
+    # ------------------------------------------------------------------ reading
+    @classmethod
+    def read(cls, directory: Path) -> Registry | None:
+        """The registry in ``directory``, or None when there is none."""
+        path = directory / cls.FILE
+        if not path.exists():
+            return None
+        return cls(directory, _load(path))
+
+    def _file_stamp(self) -> tuple[int, int] | None:
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return st.st_mtime_ns, st.st_size
+
+    def refresh(self) -> bool:
+        """Re-read the file if another handle changed it; True when it did."""
+        stamp = self._file_stamp()
+        if stamp is None or stamp == self._stamp:
+            return False
+        self.data = _load(self.path)
+        self._stamp = stamp
+        return True
+
+    @property
+    def documents(self) -> dict[str, dict[str, Any]]:
+        return self.data["documents"]
+
+    @property
+    def generation(self) -> str:
+        return str(self.data["generation"])
+
+    def version_keys(self) -> list[str]:
+        """The ``doc_version`` keys of every registered document: what routes may return."""
+        return [version_key(d, m["hash"]) for d, m in self.documents.items()]
+
+    # ------------------------------------------------------------------ writing
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with open(self.directory / "registry.lock", "a+") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def update(self, change: Callable[[dict[str, Any]], Any], *, new_generation: bool = True) -> Any:
+        """Apply ``change`` to the current file's content and save it; returns what it returns.
+
+        ``new_generation``: the documents or keywords changed, so derived indexes are rebuilt.
+        """
+        with self._locked():
+            if self.path.exists():
+                self.data = _load(self.path)
+            result = change(self.data)
+            if new_generation:
+                self.data["generation"] = uuid.uuid4().hex
+            atomic_write(self.path, json.dumps(self.data, indent=1, ensure_ascii=False))
+            self._stamp = self._file_stamp()
+        return result
+
+    def create(self, data: dict[str, Any]) -> None:
+        self.data = data
+        self.update(lambda d: None)
+
+    # ------------------------------------------------------------------ journal
+    def journal(self, action: str, key: str) -> None:
+        """Record, before touching the store, which version key is being written or removed."""
+        with open(self.directory / self.JOURNAL, "a", encoding="utf-8") as fh:
+            fh.write(f"{action}\t{key}\n")
+            fh.flush()
+
+    def journaled(self) -> set[str]:
+        try:
+            lines = (self.directory / self.JOURNAL).read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return set()
+        return {line.split("\t", 1)[1] for line in lines if "\t" in line}
+
+    def clear_journal(self) -> None:
+        with contextlib.suppress(OSError):
+            (self.directory / self.JOURNAL).unlink()
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CollectionError(
+            f"the registry {path} cannot be read ({exc}); restore it from a backup, or move it "
+            "away and run `hiqa repair` to rebuild it from the store"
+        ) from exc
+    if not isinstance(data, dict) or not isinstance(data.get("documents"), dict):
+        raise CollectionError(f"the registry {path} is not a HiQA registry (no documents)")
+    return data

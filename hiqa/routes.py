@@ -1,0 +1,310 @@
+"""The query side: every route's candidates for a question, with all raw scores (no fusion).
+
+Routes (paper §3.3): dense (cosine of the ``hca`` vectors, in the store), lexical (BM25 over the
+cascaded path, the body and the section, ``hiqa.lexical``) and the document-keyword count.  Each
+returns points of registered document versions only: the dense route filters on the registry's
+``doc_version`` keys in the store, the lexical index is built from registered points only.
+
+The lexical index and the segments behind the candidates are derived data, one copy per registry
+generation in the handle cache (``hiqa.handles``); the index is also saved under
+``collections/<name>/derived/`` because rebuilding it costs more than loading it (README, Store).
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .errors import QueryError
+from .fusion import Candidates, FusionMethod, Ranking, Weights, adaptive_weights, fuse
+from .handles import HANDLES
+from .keywords import query_phrases
+from .lexical import LexicalIndex
+from .model import Segment
+from .params import check_k, check_weights
+from .segment import head_and_body
+from .store import version_key
+
+if TYPE_CHECKING:
+    from .collection import Collection
+
+MAX_QUERY_CHARS = 4000
+ROUTE_K = 100
+DEFAULT_ALPHA = 0.7
+DEFAULT_BETA = 0.2
+DEFAULT_METHOD = "minmax"
+_LEXICAL_FIELDS = ["augmented_text", "doc_id", "doc_title", "path", "strategy", "kind", "order",
+                   "piece", "version"]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A ranked segment with its fused score and each route's share (for the score chart)."""
+
+    rank: int
+    segment: Segment
+    score: float
+    contributions: dict[str, float]
+    raw: dict[str, float]
+
+
+class CandidateSegments(Mapping[str, Segment]):
+    """The candidates' segments, each read from the store the first time it is needed.
+
+    A question has 100-200 candidates and shows 5-10 of them: reading every candidate's payload
+    cost more than all the routes together (8-10 ms for 200 points at 20k, converting payloads
+    to Python), so ``rank`` fetches the top ``k`` in one batch and a slider that lifts another
+    candidate into view fetches that one.  Fetched segments are kept for the registry
+    generation (``Derived.segments``), so a repeated question reads nothing.
+    """
+
+    def __init__(self, ids: Sequence[str], loader: Callable[[Sequence[str]], dict[str, Segment]]):
+        self._ids = tuple(ids)
+        self._known = frozenset(self._ids)
+        self._loader = loader
+        self._have: dict[str, Segment] = {}
+
+    def prefetch(self, ids: Sequence[str]) -> None:
+        missing = [i for i in ids if i in self._known and i not in self._have]
+        if missing:
+            self._have.update(self._loader(missing))
+
+    def __getitem__(self, sid: str) -> Segment:
+        if sid not in self._have:
+            if sid not in self._known:
+                raise KeyError(sid)
+            self.prefetch([sid])
+        return self._have[sid]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
+def prefetch(segments: Mapping[str, Segment], ids: Sequence[str]) -> None:
+    """Read ``ids``' segments in one batch where ``segments`` is lazy (else nothing to do)."""
+    if isinstance(segments, CandidateSegments):
+        segments.prefetch(ids)
+
+
+@dataclass
+class SearchResult:
+    """Candidates + the segments behind them; ``rank`` re-fuses without touching the index."""
+
+    query: str
+    candidates: Candidates
+    segments: Mapping[str, Segment]
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def rank(self, method: str = DEFAULT_METHOD, alpha: float = DEFAULT_ALPHA,
+             beta: float = DEFAULT_BETA, k: int = 10, *, adaptive: bool = False) -> list[Hit]:
+        """Fuse (Eq. 2); ``adaptive`` moves α per question (``fusion.adaptive_weights``).
+
+        Raises ``ParameterError`` for α, β, k or a method out of range (``hiqa.params``).
+        """
+        w = check_weights(method, alpha, beta)
+        alpha, beta = w.alpha, w.beta
+        if adaptive:
+            moved = self.weights(alpha, beta)
+            alpha, beta = moved.alpha, moved.beta
+        ranking = fuse(self.candidates, FusionMethod(w.method), alpha, beta)
+        k = check_k(k)
+        prefetch(self.segments, [self.candidates.ids[i] for i in ranking.order[:k]])
+        return hits_from(ranking, self.candidates, self.segments, k)
+
+    def weights(self, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA) -> Weights:
+        """The query-adaptive α and β for this question, with the reason to show."""
+        return adaptive_weights(self.candidates, alpha, beta)
+
+
+def hits_from(ranking: Ranking, c: Candidates, segments: Mapping[str, Segment],
+              k: int) -> list[Hit]:
+    out = []
+    for r, i in enumerate(ranking.order[:k], start=1):
+        sid = c.ids[i]
+        out.append(
+            Hit(
+                rank=r,
+                segment=segments[sid],
+                score=float(ranking.scores[i]),
+                contributions={name: float(v[i]) for name, v in ranking.contributions.items()},
+                raw={
+                    "dense": float(c.dense[i]),
+                    "dense_content": float(c.dense_content[i]),
+                    "bm25": float(c.bm25[i]),
+                    "matches": int(c.matches[i]),
+                },
+            )
+        )
+    return out
+
+
+@dataclass
+class Derived:
+    """One registry generation's lexical index, visible version keys and fetched segments."""
+
+    generation: str
+    lexical: LexicalIndex
+    versions: list[str]
+    segments: dict[str, Segment] = field(default_factory=dict)
+    clean_at: int | None = None
+    """The store's write count when it was found to hold registered versions only (None: not
+    known, e.g. a server); while it has not moved, the dense route needs no version filter."""
+
+    def version_filter(self, store: Any) -> list[str] | None:
+        """The version keys to filter on, or None when the store holds nothing else."""
+        if self.clean_at is not None and store.writes == self.clean_at:
+            return None
+        return self.versions
+
+
+def derived(col: Collection, *, force: bool = False) -> Derived:
+    """The collection's derived data for its current generation (built or loaded once)."""
+    col.registry.refresh()
+    gen = col.registry.generation
+    cached = HANDLES.derived.get(col.handle_key)
+    if cached is not None and cached.generation == gen and not force:
+        return cached
+    directory = col.dir / "derived"
+    versions = col.registry.version_keys()
+    lexical = None if force else LexicalIndex.load(directory / "bm25", gen)
+    segments: dict[str, Segment] = {}
+    if lexical is None:
+        visible = set(versions)
+        ids, heads, texts, docs, contexts = [], [], [], [], []
+        titles: dict[str, str] = {}
+        for rec in col.store.scroll(fields=_LEXICAL_FIELDS):
+            p = rec.payload
+            if version_key(p.get("doc_id", ""), p.get("version", "")) not in visible:
+                continue
+            seg = segment_from_payload(rec.id, p)
+            ids.append(rec.id)
+            head, body = head_and_body(seg.strategy, seg.path, seg.augmented_text)
+            heads.append(head)
+            texts.append(body)
+            docs.append(seg.doc_id)
+            titles[seg.doc_id] = seg.doc_title
+            contexts.append(context_key(seg))
+        lexical = LexicalIndex.build(ids, texts, docs, heads, titles, contexts)
+        lexical.save(directory / "bm25", gen)
+    entry = Derived(gen, lexical, versions, segments)
+    if col.store.writes is not None:
+        writes = col.store.writes
+        registered = sum(int(m.get("segments", 0)) for m in col.registry.documents.values())
+        if col.store.count() == registered:
+            entry.clean_at = writes
+    HANDLES.derived[col.handle_key] = entry
+    return entry
+
+
+def retrieve_vector(col: Collection, query: str, qvec: np.ndarray, *, k: int = ROUTE_K,
+                    doc_ids: Sequence[str] | None = None,
+                    timings: dict[str, float] | None = None) -> SearchResult:
+    """Every route's top ``k`` for ``query`` (embedded as ``qvec``), unioned and fully scored."""
+    timings = timings if timings is not None else {}
+    t0 = time.perf_counter()
+    d = derived(col)
+    scope = sorted(set(doc_ids)) if doc_ids is not None else None
+    if scope is not None and not set(scope) & set(col.registry.documents):
+        raise QueryError("none of the chosen documents is in this collection")
+    dense_hits = col.store.nearest(qvec, using="hca", k=k, versions=d.version_filter(col.store),
+                                   doc_ids=scope)
+    dense_scores = dict(dense_hits)
+    timings["dense"] = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    lexical = d.lexical
+    bm25_all = lexical.scores(query)
+    if scope is not None and len(bm25_all):
+        bm25_all = np.where(np.isin(lexical.doc_ids, scope), bm25_all, -np.inf)
+    top_b = top_k(bm25_all, k)
+    bm25_ids = [lexical.ids[i] for i in top_b[bm25_all[top_b] > 0].tolist()]  # not 0, not -inf
+    timings["bm25"] = time.perf_counter() - t1
+    t2 = time.perf_counter()
+    ids = list(dict.fromkeys([sid for sid, _ in dense_hits] + bm25_ids))
+    doc_of = visible_docs(col, d, ids)  # registered versions only; payloads are read lazily
+    ids = [i for i in ids if i in doc_of]
+    missing = [i for i in ids if i not in dense_scores]
+    dense_scores.update(col.store.scores(missing, qvec, "hca"))
+    dense = np.array([dense_scores.get(i, np.nan) for i in ids])
+    content = np.full(len(ids), np.nan)
+    pos = lexical.positions(ids)
+    bm25 = np.zeros(len(ids))
+    if len(bm25_all):
+        known = pos >= 0
+        picked = bm25_all[pos[known]]
+        bm25[known] = np.where(np.isfinite(picked), np.maximum(picked, 0.0), 0.0)
+    phrases = query_phrases(query)
+    doc_m = {doc: len(col.normalized_keywords(doc) & phrases) for doc in set(doc_of.values())}
+    matches = np.array([doc_m[doc_of[i]] for i in ids], dtype=np.int64)
+    timings["union"] = time.perf_counter() - t2
+    cands = Candidates(ids=tuple(ids), dense=dense, dense_content=content, bm25=bm25,
+                       matches=matches, query=query)
+    segments = CandidateSegments(ids, lambda wanted: fetch(col, d, wanted))
+    return SearchResult(query=query, candidates=cands, segments=segments, timings=timings)
+
+
+def visible_docs(col: Collection, d: Derived, ids: Sequence[str]) -> dict[str, str]:
+    """The document of each of ``ids`` that belongs to a registered version (others dropped).
+
+    The lexical index holds every segment of the registered versions and nothing else (it is
+    built from them), so it answers without reading the store.
+    """
+    lexical = d.lexical
+    pos = lexical.positions(ids)
+    return {sid: str(lexical.doc_ids[p]) for sid, p in zip(ids, pos.tolist()) if p >= 0}
+
+
+def fetch(col: Collection, d: Derived, ids: Sequence[str]) -> dict[str, Segment]:
+    """Segments by id, of registered versions only, each fetched once per generation."""
+    missing = [i for i in ids if i not in d.segments]
+    if missing:
+        visible = set(d.versions)
+        for rec in col.store.retrieve(missing):
+            p = rec.payload
+            if version_key(p.get("doc_id", ""), p.get("version", "")) in visible:
+                d.segments[rec.id] = segment_from_payload(rec.id, p)
+    return {i: d.segments[i] for i in ids if i in d.segments}
+
+
+def context_key(seg: Segment) -> str:
+    """The lexical context of a segment: its document and ``Segment.context_path`` (a term's
+    parent section).  ``fixed`` windows have no section: each is its own context."""
+    if not seg.context_path:
+        return "\x1f".join((seg.doc_id, str(seg.order), str(seg.piece)))
+    return "\x1f".join((seg.doc_id, *seg.context_path))
+
+
+def segment_from_payload(point_id: str, p: dict[str, Any]) -> Segment:
+    return Segment(
+        segment_id=point_id, doc_id=p.get("doc_id", ""), doc_title=p.get("doc_title", ""),
+        source=p.get("source", ""), path=tuple(p.get("path", ())), level=int(p.get("level", 0)),
+        order=int(p.get("order", 0)), piece=int(p.get("piece", 0)),
+        pages=tuple(p.get("pages", ())), text=p.get("text", ""),
+        augmented_text=p.get("augmented_text", ""), is_table=bool(p.get("is_table", False)),
+        strategy=p.get("strategy", ""), span=tuple(p.get("span", (0, 0))),  # type: ignore[arg-type]
+        keywords=tuple(p.get("keywords", ())), kind=p.get("kind", "heading"),
+        image=p.get("image", ""),
+    )
+
+
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` highest scores, best first (ties in position order)."""
+    if len(scores) <= k:
+        return np.argsort(-scores, kind="stable")
+    part = np.argpartition(-scores, k)[:k]
+    return part[np.argsort(-scores[part], kind="stable")]
+
+
+def check_query(query: str) -> str:
+    q = " ".join((query or "").split())
+    if not q:
+        raise QueryError("the question is empty; type a question")
+    if len(q) > MAX_QUERY_CHARS:
+        raise QueryError(f"the question is {len(q):,} characters long; the limit is "
+                         f"{MAX_QUERY_CHARS:,}. Shorten it to the part you want answered.")
+    return q

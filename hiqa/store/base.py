@@ -1,0 +1,136 @@
+"""What HiQA asks of a vector store, whichever engine answers.
+
+A collection is one set of points: named dense vectors ``hca`` (the augmented text) and
+``content`` (the text alone, filled on demand), and a payload with the segment, its document and
+its document version.  Two engines implement it: Qdrant Edge in-process (the default, one shard
+per collection under the data dir) and a Qdrant server or cluster through qdrant-client
+(``HIQA_QDRANT_URL``).  Both keep the same schema, so a collection moves between them unchanged.
+
+The store never decides what is visible: the registry does (``hiqa.registry``).  Every read that
+feeds a route takes ``versions``, the registered ``doc_id@version`` keys, so points of a crashed
+ingest or of a version being replaced are never returned.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+VECTOR_NAMES = ("hca", "content")
+INDEXED_FIELDS = ("doc_id", "doc_version", "keywords")
+"""Keyword payload indexes: documents, registered versions, keywords."""
+BATCH = 256
+"""Points per write: one WAL entry each, small enough to report progress between them."""
+
+
+def version_key(doc_id: str, version: str) -> str:
+    """The ``doc_version`` payload value: which registered version a point belongs to."""
+    return f"{doc_id}@{version[:16]}"
+
+
+@dataclass(frozen=True)
+class Record:
+    id: str
+    payload: dict[str, Any]
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+class Store(ABC):
+    """One collection's points.  Writes are durable when the call returns."""
+
+    name: str
+    where: str
+    """The folder or URL, for messages."""
+    writes: int | None = None
+    """Point writes and deletes made through this object (an embedded store, which no other
+    process can change), or None when others may write too (a server): the routes skip the
+    visibility filter while the store is known to hold registered versions only."""
+
+    @abstractmethod
+    def exists(self) -> bool: ...
+
+    @abstractmethod
+    def create(self, dim: int) -> None:
+        """Named vectors ``hca`` and ``content`` (cosine) and the payload indexes."""
+
+    @abstractmethod
+    def dimension(self) -> int | None:
+        """The size of the ``hca`` vectors, None when the store does not exist."""
+
+    @abstractmethod
+    def upsert(self, ids: Sequence[str], payloads: Sequence[dict[str, Any]],
+               vectors: dict[str, np.ndarray]) -> None:
+        """Write points; ``vectors`` maps a vector name to rows aligned with ``ids``."""
+
+    @abstractmethod
+    def set_vectors(self, name: str, ids: Sequence[str], matrix: np.ndarray) -> None: ...
+
+    @abstractmethod
+    def delete(self, ids: Sequence[str]) -> None: ...
+
+    @abstractmethod
+    def delete_document(self, doc_id: str, *, keep: str | None = None) -> None:
+        """Drop a document's points, or all but those of the version key ``keep``."""
+
+    @abstractmethod
+    def set_document_payload(self, doc_id: str, payload: dict[str, Any]) -> None: ...
+
+    @abstractmethod
+    def scroll(self, *, fields: Sequence[str] | bool = True, vectors: Sequence[str] = (),
+               doc_id: str | None = None) -> Iterator[Record]:
+        """Every point (or one document's), in no particular order."""
+
+    @abstractmethod
+    def retrieve(self, ids: Sequence[str], *, fields: Sequence[str] | bool = True,
+                 vectors: Sequence[str] = ()) -> list[Record]:
+        """The points that exist among ``ids``."""
+
+    @abstractmethod
+    def nearest(self, qvec: np.ndarray, *, using: str, k: int, versions: Sequence[str] | None,
+                doc_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        """Top ``k`` cosine similarities among points of the registered ``versions`` (None:
+        every point, when the caller knows the store holds registered versions only)."""
+
+    @abstractmethod
+    def count(self) -> int: ...
+
+    @abstractmethod
+    def missing(self, name: str, *, limit: int, fields: Sequence[str] | bool = True,
+                after: str | None = None) -> tuple[list[Record], str | None]:
+        """Up to ``limit`` points without the named vector (pending dense vectors), and the
+        offset to continue from (None at the end)."""
+
+    @abstractmethod
+    def count_missing(self, name: str) -> int:
+        """How many points lack the named vector."""
+
+    @abstractmethod
+    def drop(self) -> None:
+        """Delete the collection's points and storage."""
+
+    def scores(self, ids: Sequence[str], qvec: np.ndarray, using: str) -> dict[str, float]:
+        """Cosine of the named vector of each of ``ids`` that has one."""
+        recs = [r for r in self.retrieve(ids, fields=False, vectors=[using]) if using in r.vectors]
+        if not recs:
+            return {}
+        sims = cosine(np.stack([r.vectors[using] for r in recs]), qvec)
+        return {r.id: float(s) for r, s in zip(recs, sims)}
+
+    def optimize(self) -> bool:
+        """Build search indexes where the engine decides itself (a server) or is told to (Edge);
+        True when something was built."""
+        return False
+
+    def close(self) -> None:
+        """Release files and locks."""
+
+
+def cosine(rows: np.ndarray, qvec: np.ndarray) -> np.ndarray:
+    """Cosine of each row with ``qvec`` (zero rows score 0)."""
+    rows = np.asarray(rows, dtype=np.float32)
+    norms = np.linalg.norm(rows, axis=1) * (np.linalg.norm(qvec) or 1.0)
+    norms[norms == 0] = 1.0
+    return (rows @ np.asarray(qvec, dtype=np.float32)) / norms
