@@ -2,7 +2,8 @@
 
 Re-ingesting a collection, indexing it with another segmentation strategy or running an
 evaluation again embeds mostly texts that were embedded before; on a 2-core machine e5 manages
-~13 passages a second, so this is where most ingestion time goes.  Vectors are keyed by
+about 10 segments of ~530 characters a second (``bench/bench_embed.py --bound``), so this is
+where most ingestion time goes.  Vectors are keyed by
 ``(model_id, kind, sha256(text))``: a different model, or the query side of the same model,
 never answers for another.  One SQLite file in WAL mode holds them; SQLite's locking makes it
 safe for two processes (say the CLI and the app) to read and write it at once.

