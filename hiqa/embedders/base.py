@@ -37,7 +37,8 @@ class Embedder(Protocol):
     model's input limit in its own tokens, the limit segmentation keeps to; ``count_tokens``
     counts a text's content tokens against it (the tokens the model adds itself, such as ``<s>``
     and e5's ``passage:`` prefix, are not counted).  Vectors are float32 and L2-normalised, so a
-    dot product is a cosine.
+    dot product is a cosine.  ``embed_batches`` gives the passages' vectors batch by batch as
+    they finish, for a caller that stores each batch as it comes.
     """
 
     @property
