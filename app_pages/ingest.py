@@ -151,7 +151,7 @@ with st.form(f"ingest-{generation}"):
         "LLM keywords", help="Also ask the LLM endpoint for each document's identifiers and "
                              "aliases (keyword bonus, source 'llm')")
     dense = st.radio("Dense vectors", list(DENSE), format_func=DENSE.get, horizontal=True,
-                     help="Embedding is the slow stage (about 15 segments a second on 2 cores). "
+                     help="Embedding is the slow stage (about 10 segments a second on 2 cores). "
                           "In the background, documents answer at once through BM25 and "
                           "keywords, and the dense route catches up while you work.",
                      key=f"dense-{generation}")
