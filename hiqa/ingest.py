@@ -35,9 +35,9 @@ from .errors import DocumentError, HiqaError, IngestBusyError, ParameterError, S
 from .faults import checkpoint
 from .keywords import extract_keywords
 from .model import Document
-from .registry import atomic_write
+from .registry import StoredVersions, atomic_write
 from .segment import segment_document
-from .store import version_key
+from .store import payload_key, version_key
 
 if TYPE_CHECKING:
     from .collection import Collection
@@ -179,7 +179,7 @@ def ingest_lock(col: Collection, *, wait_s: float = 0.0, holder: str = "ingest",
         fh.flush()
         try:
             if reread:
-                col.registry.update(lambda d: None, new_generation=False)  # never stale
+                col.registry.reload()  # never work from a stale copy
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
@@ -381,7 +381,7 @@ def find_orphans(col: Collection) -> Orphans:
     for rec in col.store.scroll(fields=["doc_id", "version"]):
         total += 1
         doc_id = str(rec.payload.get("doc_id", ""))
-        key = version_key(doc_id, str(rec.payload.get("version", "")))
+        key = payload_key(rec.payload)
         if key in registered:
             continue
         if key in journaled or doc_id in docs:
@@ -398,8 +398,7 @@ def sweep_orphans(col: Collection) -> int:
     Skipped (one count instead of a scroll of every point) when nothing was journaled and the
     store holds exactly as many points as the registered versions have segments.
     """
-    registered = sum(int(m.get("segments", 0)) for m in col.registry.documents.values())
-    if not col.registry.journaled() and col.store.count() == registered:
+    if not col.registry.journaled() and col.store.count() == col.registry.segment_count():
         return 0
     found = find_orphans(col)
     if found.unknown and (not col.registry.documents or 2 * len(found.unknown) > found.total):
@@ -459,25 +458,10 @@ def repair(col: Collection, *, dry_run: bool = False,
         col.store.create(int(col.meta["dim"]))
     with ingest_lock(col):
         docs = col.registry.documents
-        counts: dict[str, int] = {}
-        stray: dict[str, dict[str, Any]] = {}
-        for rec in ([] if plan.create_store else col.store.scroll()):
-            p = rec.payload
-            doc_id, version = str(p.get("doc_id", "")), str(p.get("version", ""))
-            key = version_key(doc_id, version)
-            counts[key] = counts.get(key, 0) + 1
-            if doc_id not in docs:
-                stray.setdefault(doc_id, {}).setdefault(version, p)
-        adopted: dict[str, dict[str, Any]] = {}
-        for doc_id, versions in sorted(stray.items()):
-            version, p = max(versions.items(), key=lambda kv: counts[version_key(doc_id, kv[0])])
-            adopted[doc_id] = {
-                "title": p.get("doc_title", ""), "source": p.get("source", ""), "hash": version,
-                "pages": 0, "sections": 0, "segments": counts[version_key(doc_id, version)],
-                "keywords": {"rule": list(p.get("keywords", []))}, "warnings": [
-                    "registered again by `hiqa repair` from the stored points"],
-                "format": "", "ingested_at": 0.0,
-            }
+        stored = StoredVersions([] if plan.create_store else col.store.scroll())
+        counts = stored.counts
+        adopted = stored.records(stored.documents() - set(docs), warnings=(
+            "registered again by `hiqa repair` from the stored points",))
         plan.adopt = sorted(adopted)
         for doc_id, record in sorted(docs.items()):
             if counts.get(version_key(doc_id, record["hash"]), 0) == int(record.get("segments", -1)):
@@ -498,8 +482,7 @@ def repair(col: Collection, *, dry_run: bool = False,
             col.registry.update(change)
         visible = set(col.registry.version_keys())
         stale = [r.id for r in ([] if plan.create_store else col.store.scroll(
-            fields=["doc_id", "version"])) if version_key(
-                str(r.payload.get("doc_id", "")), str(r.payload.get("version", ""))) not in visible]
+            fields=["doc_id", "version"])) if payload_key(r.payload) not in visible]
         col.store.delete(stale)
         col.registry.clear_journal()
     for doc_id in plan.reindex or ():
@@ -517,9 +500,9 @@ DenseProgress = Callable[[int, int], None]
 
 def dense_status(col: Collection) -> tuple[int, int]:
     """(segments with a dense vector, segments) of the registered documents, from the registry."""
-    docs = col.registry.documents.values()
-    total = sum(int(m.get("segments", 0)) for m in docs)
-    return total - sum(int(m.get("dense_pending", 0)) for m in docs), total
+    total = col.registry.segment_count()
+    pending = sum(int(m.get("dense_pending", 0)) for m in col.registry.documents.values())
+    return total - pending, total
 
 
 def fill_dense(col: Collection, *, progress: DenseProgress | None = None, batch: int = 64,
@@ -547,13 +530,13 @@ def fill_dense(col: Collection, *, progress: DenseProgress | None = None, batch:
             break
         recs, offset = col.store.missing("hca", limit=batch, after=offset,
                                          fields=["augmented_text", "doc_id", "version"])
-        recs = [r for r in recs if version_key(str(r.payload.get("doc_id", "")),
-                                               str(r.payload.get("version", ""))) in visible]
+        recs = [r for r in recs if payload_key(r.payload) in visible]
         if recs:
             base = done
             vectors = np.asarray(embedder.embed_passages(
                 [str(r.payload.get("augmented_text", "")) for r in recs],
-                progress=(lambda d, _t: progress(base + d, total)) if progress else None),
+                progress=(lambda d, _t, base=base: progress(base + d, total))
+                if progress else None),
                 dtype=np.float32)
             checkpoint("embed:before-write")
             with ingest_lock(col, wait_s=600, holder="embed", reread=False):

@@ -16,7 +16,7 @@ import numpy as np
 from qdrant_client import models
 
 from .settings import Settings
-from .store import ClientStore, EdgeStore, get_client, version_key
+from .store import ClientStore, EdgeStore, get_client, payload_key, version_key
 
 _BATCH = 512
 
@@ -67,8 +67,7 @@ def _copy(source: ClientStore, target: Path, name: str) -> int:
         payloads = []
         for rec in batch:
             payload = dict(rec.payload)
-            payload["doc_version"] = version_key(str(payload.get("doc_id", "")),
-                                                 str(payload.get("version", "")))
+            payload["doc_version"] = payload_key(payload)
             payloads.append(payload)
         dest.upsert([r.id for r in batch], payloads, {"hca": _stack([r.vectors["hca"] for r in batch])})
         with_content = [r for r in batch if "content" in r.vectors]

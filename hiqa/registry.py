@@ -20,12 +20,12 @@ import fcntl
 import json
 import os
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .errors import CollectionError
-from .store import version_key
+from .store import Record, payload_key, version_key
 
 
 def atomic_write(path: Path, data: str | bytes) -> None:
@@ -83,6 +83,14 @@ class Registry:
         self._stamp = stamp
         return True
 
+    def reload(self) -> None:
+        """Re-read the file now, under the registry lock (a writer holding the ingest lock must
+        start from what is on disk, whatever the file's timestamps say)."""
+        with self._locked():
+            if self.path.exists():
+                self.data = _load(self.path)
+                self._stamp = self._file_stamp()
+
     @property
     def documents(self) -> dict[str, dict[str, Any]]:
         return self.data["documents"]
@@ -90,6 +98,10 @@ class Registry:
     @property
     def generation(self) -> str:
         return str(self.data["generation"])
+
+    def segment_count(self) -> int:
+        """Segments of the registered versions: how many points a clean store holds."""
+        return sum(int(m.get("segments", 0)) for m in self.documents.values())
 
     def version_keys(self) -> list[str]:
         """The ``doc_version`` keys of every registered document: what routes may return."""
@@ -142,6 +154,51 @@ class Registry:
     def clear_journal(self) -> None:
         with contextlib.suppress(OSError):
             (self.directory / self.JOURNAL).unlink()
+
+
+class StoredVersions:
+    """What the points in a store say about documents: each version's point count, pages and
+    one payload; read when a registry must be rebuilt or checked against its store."""
+
+    def __init__(self, points: Iterable[Record]):
+        self.counts: dict[str, int] = {}
+        """version key -> points"""
+        self._versions: dict[str, dict[str, dict[str, Any]]] = {}
+        self._pages: dict[str, int] = {}
+        for rec in points:
+            p = rec.payload
+            key = payload_key(p)
+            self.counts[key] = self.counts.get(key, 0) + 1
+            self._pages[key] = max([self._pages.get(key, 0), *p.get("pages", [])])
+            self._versions.setdefault(str(p.get("doc_id", "")), {}).setdefault(
+                str(p.get("version", "")), p)
+
+    def records(self, docs: Iterable[str] | None = None,
+                warnings: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
+        """Registry records for ``docs`` (default: every document in the store), each with the
+        version that has the most points (a crash mid-replace leaves two; the next ingest sweeps
+        the other)."""
+        out = {}
+        for doc_id in sorted(self._versions if docs is None else docs):
+            versions = self._versions[doc_id]
+            version = max(versions, key=lambda v: self.counts[version_key(doc_id, v)])
+            p, key = versions[version], version_key(doc_id, version)
+            out[doc_id] = {
+                "title": p.get("doc_title", ""), "source": p.get("source", ""),
+                "hash": version, "pages": self._pages[key], "sections": 0,
+                "segments": self.counts[key], "keywords": {"rule": list(p.get("keywords", []))},
+                "warnings": list(warnings), "format": "", "ingested_at": 0.0,
+            }
+        return out
+
+    def documents(self) -> set[str]:
+        return set(self._versions)
+
+    def sample(self) -> dict[str, Any] | None:
+        """One payload (collection-wide fields: strategy, embedder, model id)."""
+        for versions in self._versions.values():
+            return next(iter(versions.values()))
+        return None
 
 
 def _load(path: Path) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from .lexical import LexicalIndex
 from .model import Segment
 from .params import check_k, check_weights
 from .segment import head_and_body
-from .store import version_key
+from .store import payload_key
 
 if TYPE_CHECKING:
     from .collection import Collection
@@ -180,7 +180,7 @@ def derived(col: Collection, *, force: bool = False) -> Derived:
         titles: dict[str, str] = {}
         for rec in col.store.scroll(fields=_LEXICAL_FIELDS):
             p = rec.payload
-            if version_key(p.get("doc_id", ""), p.get("version", "")) not in visible:
+            if payload_key(p) not in visible:
                 continue
             seg = segment_from_payload(rec.id, p)
             ids.append(rec.id)
@@ -195,8 +195,7 @@ def derived(col: Collection, *, force: bool = False) -> Derived:
     entry = Derived(gen, lexical, versions, segments)
     if col.store.writes is not None:
         writes = col.store.writes
-        registered = sum(int(m.get("segments", 0)) for m in col.registry.documents.values())
-        if col.store.count() == registered:
+        if col.store.count() == col.registry.segment_count():
             entry.clean_at = writes
     HANDLES.derived[col.handle_key] = entry
     return entry
@@ -266,7 +265,7 @@ def fetch(col: Collection, d: Derived, ids: Sequence[str]) -> dict[str, Segment]
         visible = set(d.versions)
         for rec in col.store.retrieve(missing):
             p = rec.payload
-            if version_key(p.get("doc_id", ""), p.get("version", "")) in visible:
+            if payload_key(p) in visible:
                 d.segments[rec.id] = segment_from_payload(rec.id, p)
     return {i: d.segments[i] for i in ids if i in d.segments}
 

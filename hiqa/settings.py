@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 ENVIRONMENT: tuple[tuple[str, str], ...] = (
-    ("HIQA_DATA_DIR", "data directory: Qdrant local storage, registries, Markdown (./data)"),
+    ("HIQA_DATA_DIR", "data directory: the embedded store, registries, Markdown (./data)"),
     ("HIQA_CACHE_DIR", "embedding and LLM reply caches ($HIQA_DATA_DIR/cache)"),
     ("HIQA_QDRANT_URL", "a Qdrant server or cluster instead of the embedded store"),
     ("HIQA_QDRANT_API_KEY", "API key for that server"),

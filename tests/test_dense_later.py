@@ -126,7 +126,7 @@ def test_the_app_answers_while_the_dense_route_fills_in(pending_app):
     at.chat_input[0].set_value("watchdog period of unit U007 register 7.3").run()
     assert not at.exception, at.exception
     assert at.table[0].value.iloc[0]["document"] == "unit\\-007\\.md"
-    worker._thread.join(timeout=300)  # noqa: SLF001 - wait for the real thread to finish
+    worker.join(timeout=300)  # the real thread finishes on its own
     assert not worker.running and not worker.error
     assert col.dense_status() == (total, total)
     assert all(m["dense_pending"] == 0 for m in col.documents.values())

@@ -21,11 +21,11 @@ from typing import Any
 from ..errors import CollectionError, StorageError
 from ..handles import HANDLES
 from ..settings import Settings
-from .base import BATCH, VECTOR_NAMES, Record, Store, version_key
+from .base import BATCH, VECTOR_NAMES, Record, Store, payload_key, version_key
 from .edge import EdgeStore, _describe_process
 
 __all__ = ["BATCH", "VECTOR_NAMES", "ClientStore", "EdgeStore", "Record", "Store", "close_all",
-           "get_client", "is_embedded", "open_store", "storage_error", "version_key"]
+           "get_client", "is_embedded", "open_store", "payload_key", "storage_error", "version_key"]
 STORES = ("edge", "qdrant-local")
 
 

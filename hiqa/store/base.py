@@ -31,11 +31,24 @@ def version_key(doc_id: str, version: str) -> str:
     return f"{doc_id}@{version[:16]}"
 
 
+def payload_key(payload: dict[str, Any]) -> str:
+    """The version key of a point, from its ``doc_id`` and ``version`` payload fields (points
+    written before ``doc_version`` existed have only those)."""
+    return version_key(str(payload.get("doc_id", "")), str(payload.get("version", "")))
+
+
 @dataclass(frozen=True)
 class Record:
     id: str
     payload: dict[str, Any]
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def record_of(point: Any) -> Record:
+    """A ``Record`` from an engine's point (Edge or qdrant-client: the same attributes)."""
+    vec = point.vector if isinstance(point.vector, dict) else {}
+    return Record(str(point.id), dict(point.payload or {}),
+                  {k: np.asarray(v, dtype=np.float32) for k, v in vec.items()})
 
 
 class Store(ABC):

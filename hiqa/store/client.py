@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from qdrant_client import QdrantClient, models
 
-from .base import BATCH, INDEXED_FIELDS, VECTOR_NAMES, Record, Store
+from .base import BATCH, INDEXED_FIELDS, VECTOR_NAMES, Record, Store, record_of
 
 _SCROLL = 512
 
@@ -24,12 +24,6 @@ def _doc_filter(doc_id: str, keep: str | None = None) -> models.Filter:
     must_not = None if keep is None else [
         models.FieldCondition(key="doc_version", match=models.MatchValue(value=keep))]
     return models.Filter(must=must, must_not=must_not)
-
-
-def _record(point: Any) -> Record:
-    vec = point.vector if isinstance(point.vector, dict) else {}
-    return Record(str(point.id), dict(point.payload or {}),
-                  {k: np.asarray(v, dtype=np.float32) for k, v in vec.items()})
 
 
 class ClientStore(Store):
@@ -106,7 +100,7 @@ class ClientStore(Store):
                 with_payload=fields if isinstance(fields, bool) else list(fields),
                 with_vectors=list(vectors) if vectors else False)
             for p in points:
-                yield _record(p)
+                yield record_of(p)
             if offset is None:
                 return
 
@@ -118,7 +112,7 @@ class ClientStore(Store):
             self.qdrant_name, ids=list(ids),
             with_payload=fields if isinstance(fields, bool) else list(fields),
             with_vectors=list(vectors) if vectors else False)
-        return [_record(p) for p in got]
+        return [record_of(p) for p in got]
 
     def nearest(self, qvec: np.ndarray, *, using: str, k: int, versions: Sequence[str] | None,
                 doc_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
@@ -152,7 +146,7 @@ class ClientStore(Store):
             self.qdrant_name, limit=limit, offset=after, with_vectors=False,
             with_payload=fields if isinstance(fields, bool) else list(fields),
             scroll_filter=models.Filter(must_not=[models.HasVectorCondition(has_vector=name)]))
-        return [_record(p) for p in points], None if offset is None else str(offset)
+        return [record_of(p) for p in points], None if offset is None else str(offset)
 
     def count_missing(self, name: str) -> int:
         if not self.exists():

@@ -18,7 +18,7 @@ import numpy as np
 import qdrant_edge as qe
 
 from ..errors import CollectionError
-from .base import BATCH, INDEXED_FIELDS, VECTOR_NAMES, Record, Store
+from .base import BATCH, INDEXED_FIELDS, VECTOR_NAMES, Record, Store, record_of
 
 _SCROLL = 1024
 HNSW_FROM = 50_000
@@ -39,12 +39,6 @@ def _doc_filter(doc_id: str, keep: str | None = None) -> qe.Filter:
 
 def _payload_selector(fields: Sequence[str] | bool) -> Any:
     return fields if isinstance(fields, bool) else list(fields)
-
-
-def _record(point: Any) -> Record:
-    vec = point.vector if isinstance(point.vector, dict) else {}
-    return Record(str(point.id), dict(point.payload or {}),
-                  {k: np.asarray(v, dtype=np.float32) for k, v in vec.items()})
 
 
 class EdgeStore(Store):
@@ -173,7 +167,7 @@ class EdgeStore(Store):
                 offset=offset, limit=_SCROLL, filter=flt, with_payload=_payload_selector(fields),
                 with_vector=list(vectors) if vectors else False))
             for p in points:
-                yield _record(p)
+                yield record_of(p)
             if offset is None:
                 return
 
@@ -183,7 +177,7 @@ class EdgeStore(Store):
             return []
         got = self.shard.retrieve(list(ids), with_payload=_payload_selector(fields),
                                   with_vector=list(vectors) if vectors else False)
-        return [_record(p) for p in got]
+        return [record_of(p) for p in got]
 
     def nearest(self, qvec: np.ndarray, *, using: str, k: int, versions: Sequence[str] | None,
                 doc_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
@@ -217,7 +211,7 @@ class EdgeStore(Store):
         points, offset = self.shard.scroll(qe.ScrollRequest(
             offset=after, limit=limit, with_payload=_payload_selector(fields), with_vector=False,
             filter=qe.Filter(must_not=[qe.HasVectorCondition(name)])))
-        return [_record(p) for p in points], None if offset is None else str(offset)
+        return [record_of(p) for p in points], None if offset is None else str(offset)
 
     def count_missing(self, name: str) -> int:
         if not self.exists():
