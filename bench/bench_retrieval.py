@@ -408,7 +408,7 @@ def report(r: dict[str, Any]) -> str:
         (f"| &nbsp; dense (Edge shard, {scan}) | {fmt(ret['dense']['p50'])} "
          f"| {fmt(ret['dense']['p95'])} | | |"),
         f"| &nbsp; bm25 (bm25s) | {fmt(ret['bm25']['p50'])} | {fmt(ret['bm25']['p95'])} | | |",
-        (f"| &nbsp; union (fetch payloads, fill scores; ~{ret['candidates_p50']:.0f} candidates) "
+        (f"| &nbsp; union (documents from the lexical index, fill scores; ~{ret['candidates_p50']:.0f} candidates) "
          f"| {fmt(ret['union']['p50'])} | {fmt(ret['union']['p95'])} | | |"),
         (f"| scoped to 10 documents | {fmt(sc['total']['p50'])} | {fmt(sc['total']['p95'])} "
          f"| same | {ok(sc['total']['p50'] <= 30 and sc['total']['p95'] <= 60)} |"),
