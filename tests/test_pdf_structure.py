@@ -4,6 +4,8 @@ pages and numbering restarts, bold body-size headings, code blocks and borderles
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
+from typing import Any
 from pathlib import Path
 
 import pdf_fixtures as fx
@@ -232,15 +234,15 @@ def test_bold_option_lines_with_indented_bodies_are_terms_under_options(tmp_path
     assert see_also.body == "unfrob(8), frobstat(1)"  # the list ends at the next heading
 
 
-def _one_page(path: Path, texts: list[tuple[float, float, str, str]]) -> Document:
-    """A one-page PDF of ``(x, y, text, font)`` pieces at 10 pt (fonts: "tibo" Times-Bold,
-    "tiro" Times-Roman, "hebo" Helvetica-Bold, "helv" Helvetica), parsed."""
+def _one_page(path: Path, texts: Sequence[tuple[Any, ...]]) -> Document:
+    """A one-page PDF of ``(x, y, text, font[, size])`` pieces, 10 pt unless given (fonts:
+    "tibo" Times-Bold, "tiro" Times-Roman, "hebo" Helvetica-Bold, "helv" Helvetica), parsed."""
     import pymupdf
 
     doc = pymupdf.open()
     page = doc.new_page(width=fx.WIDTH, height=fx.HEIGHT)
-    for x, y, text, font in texts:
-        page.insert_text((x, y), text, fontsize=fx.BODY_SIZE, fontname=font)
+    for x, y, text, font, *size in texts:
+        page.insert_text((x, y), text, fontsize=size[0] if size else fx.BODY_SIZE, fontname=font)
     doc.save(path)
     return _parse(path)
 
@@ -307,3 +309,94 @@ def test_a_single_roman_hanging_item_stays_a_paragraph(tmp_path: Path) -> None:
     assert not [s for s in doc.sections if s.kind == "term"]
     section = next(s for s in doc.sections if s.title == "ENVIRONMENT")
     assert section.body.startswith("FROBPATH\n\nWhere frob looks for its level tables.")
+
+
+# groff's man(7) layout: .SH at the page's left edge, .SS an indent in, .TP tags at the
+# paragraphs' indent and their descriptions deeper still (measured on man -Tpdf output)
+SH_X, SS_X, TAG_X, DESC_X = fx.LEFT, fx.LEFT + 15, fx.LEFT + 36, fx.LEFT + 72
+SH_SIZE = 10.9
+
+
+def test_subsection_ending_in_a_colon_heads_the_option_list_under_it(tmp_path: Path) -> None:
+    """``.SS "The following options are useful only when verifying:"`` is a sub-heading of
+    DESCRIPTION and the options under it are its terms, not DESCRIPTION's."""
+    parsed = _one_page(
+        tmp_path / "ss.pdf",
+        [
+            (SH_X, 100, "DESCRIPTION", "tibo", SH_SIZE),
+            (TAG_X, 116, "Print or check checksums of each file.", "tiro"),
+            (TAG_X, 134, "-b, --binary", "tibo"),
+            (DESC_X, 146, "read in binary mode", "tiro"),
+            (TAG_X, 164, "-c, --check", "tibo"),
+            (DESC_X, 176, "read checksums from the files and check them", "tiro"),
+            (SS_X, 194, "The following options are useful only when verifying:", "tibo"),
+            (TAG_X, 206, "--quiet", "tibo"),
+            (DESC_X, 218, "do not print OK for each successfully verified file", "tiro"),
+            (TAG_X, 236, "--strict", "tibo"),
+            (DESC_X, 248, "exit non-zero for improperly formatted checksum lines", "tiro"),
+        ],
+    )
+    sub = "The following options are useful only when verifying:"
+    assert [h.title for h in parsed.headings] == ["DESCRIPTION", sub]
+    terms = {s.title: s.path for s in parsed.sections if s.kind == "term"}
+    assert terms == {
+        "-b, --binary": ("DESCRIPTION", "-b, --binary"),
+        "-c, --check": ("DESCRIPTION", "-c, --check"),
+        "--quiet": ("DESCRIPTION", sub, "--quiet"),
+        "--strict": ("DESCRIPTION", sub, "--strict"),
+    }
+
+
+def test_a_subsection_over_a_bold_tag_is_not_one_title_with_it(tmp_path: Path) -> None:
+    """cmake(1): ``.SS Options`` right above the first bold ``.TP`` tag, no gap between."""
+    parsed = _one_page(
+        tmp_path / "options.pdf",
+        [
+            (SH_X, 100, "GENERATE A PROJECT BUILDSYSTEM", "tibo", SH_SIZE),
+            (TAG_X, 116, "Run cmake with one of these command signatures.", "tiro"),
+            (SS_X, 134, "Options", "tibo"),
+            (TAG_X, 146, "-S <path-to-source>", "tibo"),
+            (DESC_X, 158, "Path to the root directory of the project to build.", "tiro"),
+            (TAG_X, 176, "-B <path-to-build>", "tibo"),
+            (DESC_X, 188, "Path to the directory cmake will use as the build tree.", "tiro"),
+        ],
+    )
+    assert [h.title for h in parsed.headings] == ["GENERATE A PROJECT BUILDSYSTEM", "Options"]
+    terms = [s for s in parsed.sections if s.kind == "term"]
+    assert [s.title for s in terms] == ["-S <path-to-source>", "-B <path-to-build>"]
+    assert all(s.path[:-1] == ("GENERATE A PROJECT BUILDSYSTEM", "Options") for s in terms)
+
+
+def test_a_bold_description_under_its_tag_is_not_a_heading(tmp_path: Path) -> None:
+    """free(1): "buff/cache" over "Sum of **buffers** and **cache**", mostly bold, one step in
+    and without a gap: part of that item, and the next tag is not glued to it."""
+    parsed = _one_page(
+        tmp_path / "free.pdf",
+        [
+            (SH_X, 100, "DESCRIPTION", "tibo", SH_SIZE),
+            (TAG_X, 116, "total", "tibo"),
+            (DESC_X, 128, "Total installed memory", "tiro"),
+            (TAG_X, 146, "buff/cache", "tibo"),
+            (DESC_X, 158, "Sum of buffers and cache", "tibo"),
+            (TAG_X, 176, "available", "tibo"),
+            (DESC_X, 188, "Estimation of how much memory is available for new work", "tiro"),
+        ],
+    )
+    assert [h.title for h in parsed.headings] == ["DESCRIPTION"]
+    assert "Sum of buffers and cache" in parsed.markdown
+
+
+def test_a_run_in_label_ending_in_a_colon_stays_text(tmp_path: Path) -> None:
+    """A bold "Warning:" with its paragraph at the same indent below announces nothing
+    indented: not a heading (only a colon line over an indented block heads it)."""
+    parsed = _one_page(
+        tmp_path / "label.pdf",
+        [
+            (SH_X, 100, "MAINTENANCE", "tibo", SH_SIZE),
+            (SH_X, 116, "Check the seals every month.", "tiro"),
+            (SH_X, 134, "Warning:", "tibo"),
+            (SH_X, 146, "The pump must be primed before it is started again.", "tiro"),
+        ],
+    )
+    assert [h.title for h in parsed.headings] == ["MAINTENANCE"]
+    assert "Warning:" in parsed.markdown

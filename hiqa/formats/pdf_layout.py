@@ -453,6 +453,7 @@ def _style(ln: Line) -> tuple[float, bool]:
 
 def _candidates(lines: Sequence[Line], body: float) -> Iterable[_Candidate]:
     """Runs of consecutive heading-styled lines merged into one title each."""
+    column = _column(lines)
     i, n = 0, len(lines)
     while i < n:
         ln = lines[i]
@@ -475,6 +476,7 @@ def _candidates(lines: Sequence[Line], body: float) -> Iterable[_Candidate]:
                 or not (-0.5 * cur.height < gap < 0.8 * cur.height)
                 or numbering_depth(nxt.text) is not None
                 or _LABEL_ONLY.match(nxt.text)
+                or _steps_in(ln, cur, nxt, column)
             ):
                 break
             last += 1
@@ -504,26 +506,61 @@ def _candidates(lines: Sequence[Line], body: float) -> Iterable[_Candidate]:
         i = last + 1
 
 
+def _steps_in(first: Line, cur: Line, nxt: Line, column: tuple[float, float]) -> bool:
+    """``nxt`` starts another block rather than continuing ``cur``'s title: its left edge is at
+    least an em away, and the two are not both centred in the text column (a centred title
+    wraps with another left edge).  A numbered title may hang its second line under the text
+    after the number.  ("Options" over a bold option tag, groff's ``.SS`` over ``.TP``, is a
+    heading over a term, not one title; a bold description over the next tag is no title.)"""
+    shift = nxt.x0 - cur.x0
+    if abs(shift) < max(cur.size, 4.0) or (shift > 0 and numbering_depth(first.text) is not None):
+        return False
+    return not (_centred_in(cur, column) and _centred_in(nxt, column))
+
+
+def _centred_in(ln: Line, column: tuple[float, float]) -> bool:
+    left, right = column
+    indent, short = ln.x0 - left, right - ln.x1
+    return indent > ln.size and abs(indent - short) <= _CENTRED * max(right - left, 1.0)
+
+
 def _drop_term_tags(cands: list[_Candidate], lines: Sequence[Line]) -> list[_Candidate]:
-    """A body-size bold line that is itself indented from the page's left edge and whose next
-    line is indented deeper still is a definition term (groff ``.TP``: "MANPATH" under
-    ENVIRONMENT), not a sub-heading; headings start at the text's left edge or left of it."""
+    """Body-size bold lines inside the text rather than over it are not sub-headings:
+
+    * one indented from the page's left edge whose next line is indented deeper still is a
+      definition term (groff ``.TP``: "MANPATH" under ENVIRONMENT), unless it ends in a colon
+      and so announces the block (``_introduces_block``: groff's ``.SS "Exit status:"``);
+    * one indented at least an em deeper than the line right above it (no paragraph gap), and
+      not centred, is part of the item above it (a bold description under its tag)."""
     left: dict[int, float] = {}
     for ln in lines:
         if ln.role == BODY:
             left[ln.page] = min(left.get(ln.page, ln.x0), ln.x0)
+    column = _column(lines)
     out = []
     for c in cands:
         first = lines[c.first]
+        if c.large or c.depth is not None:
+            out.append(c)
+            continue
         nxt = lines[c.last + 1] if c.last + 1 < len(lines) else None
+        prev = lines[c.first - 1] if c.first else None
+        em = max(first.size, 4.0)
         if (
-            not c.large
-            and c.depth is None
-            and nxt is not None
+            nxt is not None
             and nxt.page == first.page
             and not nxt.bold
             and first.x0 - left.get(first.page, first.x0) >= first.size
+            and not c.title.endswith(":")
             and nxt.x0 - first.x0 >= max(0.9 * first.size, 4.0)
+        ):
+            continue
+        if (
+            prev is not None
+            and prev.page == first.page
+            and first.y0 - prev.y1 < 0.8 * first.height
+            and first.x0 - prev.x0 >= em
+            and not _centred_in(first, column)
         ):
             continue
         out.append(c)
@@ -598,7 +635,9 @@ def _acceptable(c: _Candidate, lines: Sequence[Line]) -> bool:
     if letters < 2 or letters < 0.4 * non_space:
         return False
     words = t.split()
-    if len(words) > 25 or t.endswith((",", ";", ":")):
+    if len(words) > 25 or t.endswith((",", ";")):
+        return False
+    if t.endswith(":") and not (not c.large and c.depth is None and _introduces_block(c, lines)):
         return False
     if t.endswith(".") and len(words) > 10:
         return False
@@ -617,6 +656,20 @@ def _acceptable(c: _Candidate, lines: Sequence[Line]) -> bool:
         and not t.endswith(".")
         and ": " not in t
         and (t[0].isupper() or t[0].isdigit() or bool(_ELEMENT.match(t)))
+    )
+
+
+def _introduces_block(c: _Candidate, lines: Sequence[Line]) -> bool:
+    """A body-size bold line ending in a colon is a run-in label ("Note:") unless it stands on
+    its own and the text under it is indented deeper: then it heads that block (groff's
+    ``.SS "The following options are useful only when verifying:"`` over its option list)."""
+    first, last = lines[c.first], lines[c.last]
+    nxt = lines[c.last + 1] if c.last + 1 < len(lines) else None
+    return (
+        nxt is not None
+        and nxt.page == last.page
+        and nxt.block != last.block
+        and nxt.x0 - first.x0 >= max(first.size, 4.0)
     )
 
 
@@ -850,6 +903,16 @@ def _prose(text: str) -> bool:
     return len(text.split()) >= 2 and sum(ch.isalpha() for ch in text) >= 0.5 * non_space
 
 
+def _column(lines: Sequence[Line]) -> tuple[float, float]:
+    """The text column: the commonest left edge of body lines and the 90th percentile of their
+    right edges (ragged or justified)."""
+    margins = Counter(round(ln.x0) for ln in lines if ln.role == BODY)
+    left = margins.most_common(1)[0][0] if margins else 0.0
+    ends = sorted(ln.x1 for ln in lines if ln.role == BODY)
+    right = ends[int(0.9 * (len(ends) - 1))] if ends else 0.0
+    return left, right
+
+
 def _title_blocks(
     cands: list[_Candidate], lines: Sequence[Line], page_widths: Sequence[float]
 ) -> list[_Candidate]:
@@ -861,10 +924,7 @@ def _title_blocks(
     for i, ln in enumerate(lines):
         if ln.role == BODY:
             by_page[ln.page].append(i)
-    margins = Counter(round(ln.x0) for ln in lines if ln.role == BODY)
-    left = margins.most_common(1)[0][0] if margins else 0.0
-    ends = sorted(ln.x1 for ln in lines if ln.role == BODY)
-    right = ends[int(0.9 * (len(ends) - 1))] if ends else 0.0
+    left, right = _column(lines)
     drop: set[int] = set()
     for k, c in enumerate(cands):
         page = lines[c.first].page
