@@ -4,13 +4,15 @@ is built once for the module in its own data dir."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
 import pytest
 import streamlit as st
-from index_fixtures import DOCS, data_and_corpus
+from index_fixtures import DOCS, data_and_corpus, unseen_documents
 from llm_server import ScriptedServer
+from streamlit.delta_generator import DeltaGenerator
 from streamlit.testing.v1 import AppTest
 
 from hiqa import store
@@ -320,6 +322,45 @@ def test_ingest_bad_name_and_missing_folder_are_messages(app, monkeypatch):
     by_label(at.text_input, "…or a folder on the server").set_value("/no/such/folder")
     by_label(at.button, "Ingest").click().run()
     assert "Folder not found" in texts(at.error)
+
+
+def test_ingest_before_finishing_shows_progress_that_follows_the_embedding(app, data_dir,
+                                                                             monkeypatch):
+    """Dense vectors "Before finishing": the bar's text has segments embedded / total,
+    documents and an ETA, and its share follows the segments embedded, so it moves with
+    every batch of the slow stage.  What the page sends to its bar is recorded on the way."""
+    sent: list[tuple[float, str]] = []
+    draw = DeltaGenerator.progress
+
+    def recorded(self, value, text=None, **kw):
+        sent.append((float(value), re.sub(r"\\(.)", r"\1", text or "")))
+        return draw(self, value, text, **kw)
+
+    monkeypatch.setattr(DeltaGenerator, "progress", recorded)
+    at = app.switch_page("app_pages/ingest.py").run()
+    by_label(at.radio, "Into").set_value("new")
+    by_label(at.text_input, "New collection name").set_value("gearboxes")
+    by_label(at.radio, "Dense vectors").set_value("now")
+    for name, text in unseen_documents("progress-app", sections=(2, 2, 2, 8)).items():
+        at.file_uploader[0].upload(name, text.encode())
+    by_label(at.button, "Ingest").click().run()
+    assert not at.exception, at.exception
+    col = Collection("gearboxes", Settings(data_dir=data_dir))
+    total = len(col)
+    assert col.dense_status() == (total, total)  # every vector written before it finished
+    pattern = re.compile(r"segments (\d+)/~?(\d+) embedded · (\d+)/4 documents · [\d.]+/s · "
+                         r"ETA (\S+)(?: · (.*))?$")
+    shown = [(value, pattern.match(text)) for value, text in sent if value < 1.0]
+    assert shown and all(m for _, m in shown), sent
+    values = [value for value, _ in sent]
+    assert values == sorted(values) and sent[-1] == (1.0, "Done")
+    embedding = [(value, int(m[1]), m[4]) for value, m in shown
+                 if (m[5] or "").endswith(": embed") and 0 < int(m[1]) < total]
+    assert len(embedding) >= 3, shown  # a move per batch
+    for value, done, eta in embedding:
+        assert re.fullmatch(r"\d+m\d\ds", eta)
+        assert abs(value - done / total) <= 0.1, (value, done, total)
+    col.delete()
 
 
 def test_ingest_lexicon_upload(app):
