@@ -34,7 +34,7 @@ class ProgressLine:
     def __call__(self, stage: str, doc: str, done: int, total: int) -> None:
         now = time.monotonic()
         snap = self.model.update(stage, doc, done, total, now)
-        final = stage == "finalize" and done >= total
+        final = stage in ("done", "finalize") and done >= total > 0
         if not final and now - self._last < (0.1 if self.tty else 1.0):
             return
         self._last = now

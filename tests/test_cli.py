@@ -91,6 +91,10 @@ def test_ingest_dense_now_progress_follows_the_embedding(settings, tmp_path, cap
     for pct, done, _, _, _, _, eta, _ in embedding:
         assert re.fullmatch(r"\d+m\d\ds", eta)
         assert abs(pct / 100 - done / total) <= 0.1, (pct, done, total)
+    # again: every file unchanged, nothing to embed, and the last line says so
+    assert run(settings, "ingest", str(corpus), "-c", "manuals") == 0
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith("[####################] 100% segments 0/0 embedded · 4/4 documents")
 
 
 def test_cli_errors_are_messages(settings, capsys):
