@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -19,7 +20,8 @@ from hiqa import store
 from hiqa.collection import Collection, list_collections
 from hiqa.settings import Settings
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
 HASH_DOC = """# Crypto functions
 
 ## Overview
@@ -78,6 +80,20 @@ def by_label(elements, label: str):
     return next(e for e in elements if e.label == label)
 
 
+def record_progress(monkeypatch) -> list[tuple[float, str]]:
+    """(value, text without Markdown escapes) of every update of a progress bar made after
+    ``st.progress``: AppTest keeps only an element's last state, the test needs them all."""
+    sent: list[tuple[float, str]] = []
+    draw = DeltaGenerator.progress
+
+    def recorded(self, value, text=None, **kw):
+        sent.append((float(value), re.sub(r"\\(.)", r"\1", text or "")))
+        return draw(self, value, text, **kw)
+
+    monkeypatch.setattr(DeltaGenerator, "progress", recorded)
+    return sent
+
+
 def ask(at: AppTest, question: str) -> AppTest:
     at.chat_input[0].set_value(question).run()
     assert not at.exception, at.exception
@@ -89,6 +105,33 @@ def test_shell_opens_on_chat_with_the_collection(app):
     assert app.title[0].value == "Chat"
     assert app.sidebar.selectbox(key="hiqa_collection").value == "docs"
     assert app.sidebar.text_input(key="hiqa_data_dir").value.endswith("data")
+
+
+def test_first_start_builds_the_demo_under_one_moving_bar(tmp_path, monkeypatch):
+    """With no collection, the app builds the demo (four of its pages here, their vectors
+    shipped) under one bar that never goes back, with segments, documents and an ETA."""
+    demo = tmp_path / "demo"
+    (demo / "docs").mkdir(parents=True)
+    shipped = ROOT / "data" / "demo"
+    for page in sorted((shipped / "docs").iterdir())[:4]:
+        shutil.copy(page, demo / "docs" / page.name)
+    shutil.copy(shipped / "embeddings.sqlite3", demo / "embeddings.sqlite3")
+    for var in ("HIQA_QDRANT_URL", "HIQA_LLM_BASE_URL", "HIQA_LLM_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HIQA_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("HIQA_DEMO_DIR", str(demo))
+    sent = record_progress(monkeypatch)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert not at.exception, at.exception
+    assert at.session_state["hiqa_collection"] == "demo"
+    pattern = re.compile(r"Building the demo collection: segments \d+/~?\d+ embedded · "
+                         r"(\d)/4 documents · [\d.]+/s · ETA \S+")
+    assert sent and all(pattern.match(text) for _, text in sent), sent
+    values = [value for value, _ in sent]
+    assert values == sorted(values) and values[-1] == 1.0
+    assert pattern.match(sent[-1][1])[1] == "4"
+    st.cache_resource.clear()
+    store.close_all()
 
 
 def test_sidebar_names_version_and_model(app):
@@ -329,14 +372,7 @@ def test_ingest_before_finishing_shows_progress_that_follows_the_embedding(app, 
     """Dense vectors "Before finishing": the bar's text has segments embedded / total,
     documents and an ETA, and its share follows the segments embedded, so it moves with
     every batch of the slow stage.  What the page sends to its bar is recorded on the way."""
-    sent: list[tuple[float, str]] = []
-    draw = DeltaGenerator.progress
-
-    def recorded(self, value, text=None, **kw):
-        sent.append((float(value), re.sub(r"\\(.)", r"\1", text or "")))
-        return draw(self, value, text, **kw)
-
-    monkeypatch.setattr(DeltaGenerator, "progress", recorded)
+    sent = record_progress(monkeypatch)
     at = app.switch_page("app_pages/ingest.py").run()
     by_label(at.radio, "Into").set_value("new")
     by_label(at.text_input, "New collection name").set_value("gearboxes")
