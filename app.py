@@ -7,6 +7,7 @@ the ``hiqa`` engine.
 """
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import streamlit as st
@@ -23,8 +24,10 @@ from app_pages._shared import (
     server_paths_allowed,
     settings,
 )
+from app_pages.ui_helpers import escape_markdown
 from hiqa.collection import list_collections
 from hiqa.errors import HiqaError
+from hiqa.progress import IngestProgress
 from hiqa.version import version_line
 
 st.set_page_config(page_title="HiQA", page_icon=":material/account_tree:", layout="wide")
@@ -43,13 +46,12 @@ def build_demo_if_empty() -> None:
         return
     lock = process_lock(f"demo::{s.data_dir.resolve()}")
     bar = st.progress(0.0, text="First start: building the demo collection…")
+    model = IngestProgress()
 
-    def progress(*args: object) -> None:
-        done, total = args[-2], args[-1]
-        label = " · ".join(str(a) for a in args[:-2] if a)
-        if isinstance(done, (int, float)) and isinstance(total, (int, float)) and total:
-            bar.progress(min(1.0, float(done) / float(total)),
-                         text=f"Building the demo collection: {label} {done}/{total}")
+    def progress(stage: str, doc_id: str, done: int, total: int) -> None:
+        snap = model.update(stage, doc_id, done, total, time.monotonic())
+        bar.progress(snap.fraction,
+                     text="Building the demo collection: " + escape_markdown(snap.text()))
 
     with lock:
         if not list_collections(s):

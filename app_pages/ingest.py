@@ -33,10 +33,11 @@ from hiqa.collection import Collection, check_name
 from hiqa.embed import EmbedderName
 from hiqa.errors import HiqaError
 from hiqa.formats import SUPPORTED_EXTENSIONS
+from hiqa.ingest import file_sizes
 from hiqa.llm_ingest import add_llm_keywords, cached_llm, format_step
+from hiqa.progress import IngestProgress
 from hiqa.segment import Strategy
 
-STAGES = ("format", "segment", "embed", "index")
 INTO = {"existing": ":material/folder_open: An existing collection",
         "new": ":material/add_circle: A new collection"}
 # Bumped after a successful ingest: the form is drawn with fresh keys, so it comes back empty
@@ -51,39 +52,39 @@ current = st.session_state.get(COLLECTION_KEY)
 
 
 class StageProgress:
-    """Per-document, per-stage progress: one bar for the batch, a status line per document."""
+    """One bar for the whole ingest, a status line per document.
 
-    def __init__(self, total: int):
-        self.total = max(total, 1)
+    The bar's share and ETA come from ``hiqa.progress.IngestProgress``: embedding, the slow
+    stage, gets most of the width, and the bar moves after every batch of it.
+    """
+
+    def __init__(self, dense: str, existing_segments: int, sizes: dict[str, int]):
+        self.model = IngestProgress(dense, existing_segments, sizes)
+        self.stages = self.model.stages
         self.bar = st.progress(0.0, text="Starting…")
         self.table = st.empty()
         self.state: dict[str, dict[str, str]] = {}
-        self.finished: set[str] = set()
         self.last = 0.0
 
     def __call__(self, stage: str, doc_id: str, done: int, total: int) -> None:
-        if stage == "finalize":
-            self.bar.progress(1.0, text="Rebuilding the BM25 index…")
-            return
-        row = self.state.setdefault(doc_id, {s: "" for s in STAGES})
-        row[stage] = "✓" if total and done >= total else f"{done}/{total}"
-        if stage == "index" and done >= total:
-            self.finished.add(doc_id)
         now = time.monotonic()
-        if now - self.last < 0.15 and not (total and done >= total):
+        snap = self.model.update(stage, doc_id, done, total, now)
+        if doc_id and stage in self.stages:
+            row = self.state.setdefault(doc_id, dict.fromkeys(self.stages, ""))
+            row[stage] = "✓" if total and done >= total else f"{done}/{total}"
+        final = total and done >= total
+        if now - self.last < 0.15 and not final:
             return
         self.last = now
-        fraction = (len(self.finished) + (done / total if total else 0) * 0.99) / self.total
-        self.bar.progress(min(fraction, 1.0),
-                          text=f"{len(self.finished)}/{self.total} documents · {doc_id}: {stage} "
-                               f"{done}/{total}")
-        self.table.dataframe([{"document": d, **r} for d, r in self.state.items()],
-                             hide_index=True)
+        self.bar.progress(snap.fraction, text=escape_markdown(snap.text()))
+        if self.state:
+            self.table.dataframe([{"document": d, **r} for d, r in self.state.items()],
+                                 hide_index=True)
 
 
 def run_ingest(col: Collection, paths: list[Path], root: Path, llm_format: str = "auto",
                llm_keywords: bool = False, dense: str = "later") -> list | None:
-    progress = StageProgress(len(paths))
+    progress = StageProgress(dense, len(col), file_sizes(paths, root))
     notes: list[str] = []
     try:
         llm = cached_llm(s) if llm_format != "never" or llm_keywords else None

@@ -175,7 +175,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     settings = settings_of(args)
     root = demo_dir(settings)
-    bar = ProgressLine(len(demo_documents(root)))
+    bar = ProgressLine()
     t0 = time.perf_counter()
     try:
         col = ensure_demo(settings, progress=bar)

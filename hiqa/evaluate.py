@@ -268,13 +268,10 @@ class Evaluator:
             name = f"{strategy}-{self.embedder}-{self.hash}"
             col = Collection(name, self.settings, create=True, strategy=strategy,
                              embedder=self.embedder)
-            total = len(self.files)
-            done = [0]
 
             def prog(stage: str, doc: str, d: int, t: int) -> None:
-                if stage == "index" and d >= t and doc:
-                    done[0] += 1
-                    self.progress(f"index {strategy}", done[0], total)
+                if stage == "done" and doc:
+                    self.progress(f"index {strategy}", d, t)
 
             col.ingest([self.corpus], progress=prog)
             # the collection is cached across runs: set every extra source, emptying the ones

@@ -49,7 +49,11 @@ without dense vectors, searchable by the lexical and keyword routes at once, and
 (``hiqa embed``, the app's background worker) adds the vectors."""
 
 Progress = Callable[[str, str, int, int], None]
-"""progress(stage, doc_id, done, total); stages: format, segment, embed, index, finalize."""
+"""progress(stage, doc_id, done, total).  Per document: format and segment (0/1, 1/1); embed
+(segments: 0/n, then after every batch; ``dense="now"`` only); index (segments, per 256
+points).  Per file, whatever its outcome: done (files done of the files found; 0/files, without
+a ``doc_id``, at the start).  Once at the end, when anything was written: finalize.
+``hiqa.progress`` turns these into one bar with an ETA."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,17 @@ def expand(paths: Iterable[str | os.PathLike[str]],
             yield p, _relative_id(p, base)
 
 
+def file_sizes(paths: Iterable[str | os.PathLike[str]],
+               root: str | os.PathLike[str] | None = None) -> dict[str, int]:
+    """``{doc_id: bytes}`` of the files ``ingest(paths, root=root)`` reads: the progress bar
+    estimates the segments of documents not reached yet from their size."""
+    sizes = {}
+    for path, doc_id in expand(paths, root):
+        with contextlib.suppress(OSError):
+            sizes[doc_id] = path.stat().st_size
+    return sizes
+
+
 def _relative_id(path: Path, base: Path) -> str:
     for candidate, b in ((path, base), (path.absolute(), base.absolute())):
         with contextlib.suppress(ValueError):
@@ -206,7 +221,8 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
         last_commit = time.monotonic()
         seen = {m.get("file_hash", m["hash"]): d for d, m in docs.items()}
         in_this_run: dict[str, Path] = {}
-        for path, doc_id in files:
+        progress("done", "", 0, len(files))
+        for path, doc_id in _reported(files, progress):
             t0 = time.perf_counter()
             if doc_id in in_this_run:
                 results.append(IngestResult(doc_id, "failed", error=(
@@ -238,7 +254,6 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
                                             pages=old.get("pages", 0),
                                             sections=old.get("sections", 0),
                                             segments=old.get("segments", 0)))
-                progress("index", doc_id, 1, 1)
                 continue
             try:
                 record, result = _ingest_one(col, path, doc_id, version, progress, prepare, title,
@@ -273,6 +288,14 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
     return results
 
 
+def _reported(files: list[tuple[Path, str]], progress: Progress) -> Iterator[tuple[Path, str]]:
+    """Each file in turn; when the loop is through with one, whatever its outcome (added,
+    unchanged, failed), ``progress("done", doc_id, files done, files)``."""
+    for i, (path, doc_id) in enumerate(files, 1):
+        yield path, doc_id
+        progress("done", doc_id, i, len(files))
+
+
 def _ingest_one(col: Collection, path: Path, doc_id: str, version: str, progress: Progress,
                 prepare: Callable[[Document], Document] | None,
                 title: str | None, *, embed: bool = True) -> tuple[dict[str, Any], IngestResult]:
@@ -296,6 +319,7 @@ def _ingest_one(col: Collection, path: Path, doc_id: str, version: str, progress
     segments = [replace(s, keywords=merged) for s in segments]
     progress("segment", doc_id, 1, 1)
     if embed:
+        progress("embed", doc_id, 0, len(segments))
         vectors = np.asarray(col.embedder.embed_passages(
             [s.augmented_text for s in segments],
             progress=lambda done, total: progress("embed", doc_id, done, total)), dtype=np.float32)

@@ -65,6 +65,22 @@ TMP117 是一款高精度数字温度传感器，精度为正负零点一摄氏�
 }
 
 
+def unseen_documents(tag: str, sections: tuple[int, ...] = (6, 6, 6, 6)) -> dict[str, str]:
+    """Markdown files of ``sections[i]`` sections each, whose text no other test embeds (``tag``
+    makes it unique), so embedding them is real work for the model even with the session's
+    shared embedding cache."""
+    out = {}
+    for i, count in enumerate(sections):
+        parts = [f"# {tag} gearbox G{i} service manual\n"]
+        for j in range(count):
+            steps = " ".join(f"Step {k}: loosen bolt B{i}{j}{k} of the {tag} gearbox G{i} to "
+                             f"{i * 7 + j * 3 + k} newton metres, then check the oil at port "
+                             f"P{j}{k}." for k in range(3))
+            parts.append(f"## Procedure {i}.{j}\n\n{steps}\n")
+        out[f"{tag}-g{i}.md"] = "\n".join(parts)
+    return out
+
+
 @pytest.fixture(scope="session")
 def embed_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("embed-cache")

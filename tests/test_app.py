@@ -4,20 +4,24 @@ is built once for the module in its own data dir."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 import streamlit as st
-from index_fixtures import DOCS, data_and_corpus
+from index_fixtures import DOCS, data_and_corpus, unseen_documents
 from llm_server import ScriptedServer
+from streamlit.delta_generator import DeltaGenerator
 from streamlit.testing.v1 import AppTest
 
 from hiqa import store
 from hiqa.collection import Collection, list_collections
 from hiqa.settings import Settings
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
 HASH_DOC = """# Crypto functions
 
 ## Overview
@@ -76,6 +80,20 @@ def by_label(elements, label: str):
     return next(e for e in elements if e.label == label)
 
 
+def record_progress(monkeypatch) -> list[tuple[float, str]]:
+    """(value, text without Markdown escapes) of every update of a progress bar made after
+    ``st.progress``: AppTest keeps only an element's last state, the test needs them all."""
+    sent: list[tuple[float, str]] = []
+    draw = DeltaGenerator.progress
+
+    def recorded(self, value, text=None, **kw):
+        sent.append((float(value), re.sub(r"\\(.)", r"\1", text or "")))
+        return draw(self, value, text, **kw)
+
+    monkeypatch.setattr(DeltaGenerator, "progress", recorded)
+    return sent
+
+
 def ask(at: AppTest, question: str) -> AppTest:
     at.chat_input[0].set_value(question).run()
     assert not at.exception, at.exception
@@ -87,6 +105,33 @@ def test_shell_opens_on_chat_with_the_collection(app):
     assert app.title[0].value == "Chat"
     assert app.sidebar.selectbox(key="hiqa_collection").value == "docs"
     assert app.sidebar.text_input(key="hiqa_data_dir").value.endswith("data")
+
+
+def test_first_start_builds_the_demo_under_one_moving_bar(tmp_path, monkeypatch):
+    """With no collection, the app builds the demo (four of its pages here, their vectors
+    shipped) under one bar that never goes back, with segments, documents and an ETA."""
+    demo = tmp_path / "demo"
+    (demo / "docs").mkdir(parents=True)
+    shipped = ROOT / "data" / "demo"
+    for page in sorted((shipped / "docs").iterdir())[:4]:
+        shutil.copy(page, demo / "docs" / page.name)
+    shutil.copy(shipped / "embeddings.sqlite3", demo / "embeddings.sqlite3")
+    for var in ("HIQA_QDRANT_URL", "HIQA_LLM_BASE_URL", "HIQA_LLM_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HIQA_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("HIQA_DEMO_DIR", str(demo))
+    sent = record_progress(monkeypatch)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert not at.exception, at.exception
+    assert at.session_state["hiqa_collection"] == "demo"
+    pattern = re.compile(r"Building the demo collection: segments \d+/~?\d+ embedded · "
+                         r"(\d)/4 documents · [\d.]+/s · ETA \S+")
+    assert sent and all(pattern.match(text) for _, text in sent), sent
+    values = [value for value, _ in sent]
+    assert values == sorted(values) and values[-1] == 1.0
+    assert pattern.match(sent[-1][1])[1] == "4"
+    st.cache_resource.clear()
+    store.close_all()
 
 
 def test_sidebar_names_version_and_model(app):
@@ -320,6 +365,38 @@ def test_ingest_bad_name_and_missing_folder_are_messages(app, monkeypatch):
     by_label(at.text_input, "…or a folder on the server").set_value("/no/such/folder")
     by_label(at.button, "Ingest").click().run()
     assert "Folder not found" in texts(at.error)
+
+
+def test_ingest_before_finishing_shows_progress_that_follows_the_embedding(app, data_dir,
+                                                                             monkeypatch):
+    """Dense vectors "Before finishing": the bar's text has segments embedded / total,
+    documents and an ETA, and its share follows the segments embedded, so it moves with
+    every batch of the slow stage.  What the page sends to its bar is recorded on the way."""
+    sent = record_progress(monkeypatch)
+    at = app.switch_page("app_pages/ingest.py").run()
+    by_label(at.radio, "Into").set_value("new")
+    by_label(at.text_input, "New collection name").set_value("gearboxes")
+    by_label(at.radio, "Dense vectors").set_value("now")
+    for name, text in unseen_documents("progress-app", sections=(2, 2, 2, 8)).items():
+        at.file_uploader[0].upload(name, text.encode())
+    by_label(at.button, "Ingest").click().run()
+    assert not at.exception, at.exception
+    col = Collection("gearboxes", Settings(data_dir=data_dir))
+    total = len(col)
+    assert col.dense_status() == (total, total)  # every vector written before it finished
+    pattern = re.compile(r"segments (\d+)/~?(\d+) embedded · (\d+)/4 documents · [\d.]+/s · "
+                         r"ETA (\S+)(?: · (.*))?$")
+    shown = [(value, pattern.match(text)) for value, text in sent if value < 1.0]
+    assert shown and all(m for _, m in shown), sent
+    values = [value for value, _ in sent]
+    assert values == sorted(values) and sent[-1] == (1.0, "Done")
+    embedding = [(value, int(m[1]), m[4]) for value, m in shown
+                 if (m[5] or "").endswith(": embed") and 0 < int(m[1]) < total]
+    assert len(embedding) >= 3, shown  # a move per batch
+    for value, done, eta in embedding:
+        assert re.fullmatch(r"\d+m\d\ds", eta)
+        assert abs(value - done / total) <= 0.1, (value, done, total)
+    col.delete()
 
 
 def test_ingest_lexicon_upload(app):

@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+from index_fixtures import unseen_documents
 
 from hiqa import store
 from hiqa.cli import build_parser, main
+from hiqa.collection import Collection
 
 
 def run(settings, *argv):
@@ -58,6 +61,40 @@ def test_ingest_search_ask_space_preset(settings, corpus, capsys):
     assert run(settings, "collections", "--json") == 0
     cols = json.loads(capsys.readouterr().out)
     assert cols[0]["name"] == "man" and cols[0]["documents"] == 3
+
+
+PROGRESS = re.compile(r"\[[#-]{20}\] +(\d+)% segments (\d+)/(~?)(\d+) embedded · (\d+)/(\d+) "
+                      r"documents · [\d.]+/s · ETA (\S+)(?: · (.*))?$")
+
+
+def test_ingest_dense_now_progress_follows_the_embedding(settings, tmp_path, capsys):
+    """``hiqa ingest`` (``--dense now``, the default) on text the model has not embedded yet:
+    a line a second or so with segments embedded / total, documents and an ETA.  Three short
+    documents, then one as long as all three together: the bar follows the segments embedded
+    (embedding is the slow stage), not the documents' or the stages' count."""
+    corpus = tmp_path / "manuals"
+    corpus.mkdir()
+    for name, text in unseen_documents("progress-cli", sections=(2, 2, 2, 8)).items():
+        (corpus / name).write_text(text, encoding="utf-8")
+    assert run(settings, "ingest", str(corpus), "-c", "manuals") == 0
+    lines = [PROGRESS.match(x) for x in capsys.readouterr().err.splitlines()]
+    assert all(lines), lines
+    total = len(Collection("manuals", settings))
+    shown = [(int(m[1]), int(m[2]), m[3], int(m[4]), int(m[5]), int(m[6]), m[7], m[8] or "")
+             for m in lines if m]
+    assert len(shown) >= 3, shown
+    percents = [s[0] for s in shown]
+    assert percents == sorted(percents) and percents[-1] == 100 and percents[0] < 10
+    assert shown[-1][1:6] == (total, "", total, 4, 4)
+    embedding = [s for s in shown if s[7].endswith(": embed") and 0 < s[1] < total]
+    assert embedding, shown  # the bar moved while the model was embedding
+    for pct, done, _, _, _, _, eta, _ in embedding:
+        assert re.fullmatch(r"\d+m\d\ds", eta)
+        assert abs(pct / 100 - done / total) <= 0.1, (pct, done, total)
+    # again: every file unchanged, nothing to embed, and the last line says so
+    assert run(settings, "ingest", str(corpus), "-c", "manuals") == 0
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith("[####################] 100% segments 0/0 embedded · 4/4 documents")
 
 
 def test_cli_errors_are_messages(settings, capsys):
