@@ -12,7 +12,12 @@ import pdf_fixtures as fx
 import pytest
 
 from hiqa.formats.pdf import parse_pdf
-from hiqa.formats.pdf_title import choose_pdf_title, humanised_file_name, running_title
+from hiqa.formats.pdf_title import (
+    choose_pdf_title,
+    humanised_file_name,
+    running_title,
+    spelt_as_file_name,
+)
 from hiqa.model import Document
 
 
@@ -61,7 +66,7 @@ def test_metadata_title_must_be_meaningful(metadata: str, meaningful: bool) -> N
 
 def test_man_page_is_titled_by_its_running_header_not_by_name(tmp_path: Path) -> None:
     doc = _parse(fx.man_page_pdf(tmp_path, pages=2))
-    assert doc.title == fx.MAN_NAME
+    assert doc.title == "frob(8)"  # "FROB(8)" spelt as its file, frob.8.pdf, spells it
     assert doc.metadata["title_source"] == "running_header"
     assert doc.headings[0].title == "NAME"  # the generic first heading is not the title
 
@@ -69,9 +74,27 @@ def test_man_page_is_titled_by_its_running_header_not_by_name(tmp_path: Path) ->
 def test_one_page_man_page_is_titled_by_the_name_at_both_header_ends(tmp_path: Path) -> None:
     doc = _parse(fx.man_page_pdf(tmp_path, pages=1))
     assert doc.page_count == 1
-    assert doc.title == fx.MAN_NAME
+    assert doc.title == "frob(8)"
     # one page shows no repetition: the header is known by the title, the footer by its number
     assert "Manual" not in doc.markdown and "frobtools 1.0" not in doc.markdown
+
+
+@pytest.mark.parametrize(
+    ("title", "file", "expected"),
+    [
+        ("FREE(1)", "free.1.pdf", "free(1)"),  # capitals as typography: the file's spelling
+        ("E2UNDO(8)", "/x/e2undo.8.pdf", "e2undo(8)"),
+        ("LM317", "LM317.pdf", "LM317"),  # the file spells it in capitals too
+        ("LM317T", "lm317.pdf", "LM317T"),  # says more than the file name: as printed
+        ("ACME ANNUAL REPORT 2023", "report.pdf", "ACME ANNUAL REPORT 2023"),
+        ("Acme Annual Report", "acme_annual_report.pdf", "Acme Annual Report"),  # not capitals
+        ("2023", "2023.pdf", "2023"),
+    ],
+)
+def test_a_title_in_capitals_is_spelt_as_its_file_name_spells_it(
+    title: str, file: str, expected: str
+) -> None:
+    assert spelt_as_file_name(title, file) == expected
 
 
 def test_without_title_block_or_header_the_file_name_is_humanised(tmp_path: Path) -> None:
