@@ -41,6 +41,7 @@ from .store import payload_key, version_key
 
 if TYPE_CHECKING:
     from .collection import Collection
+    from .lexical import LexicalText
 
 COMMIT_EVERY_S = 5.0
 DENSE_MODES = ("now", "later")
@@ -206,6 +207,7 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
         last_commit = time.monotonic()
         seen = {m.get("file_hash", m["hash"]): d for d, m in docs.items()}
         in_this_run: dict[str, Path] = {}
+        written: list[LexicalText] = []  # for the lexical index, without reading them back
         for path, doc_id in files:
             t0 = time.perf_counter()
             if doc_id in in_this_run:
@@ -242,7 +244,7 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
                 continue
             try:
                 record, result = _ingest_one(col, path, doc_id, version, progress, prepare, title,
-                                             embed=dense == "now")
+                                             embed=dense == "now", lexical=written)
             except DocumentError as exc:
                 results.append(IngestResult(doc_id, "failed", error=exc.reason,
                                             seconds=time.perf_counter() - t0))
@@ -267,7 +269,7 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
             _commit(col, pending, replaced)
             checkpoint("ingest:before-derived")
             progress("finalize", "", 0, 1)
-            derived(col, force=True)
+            derived(col, force=True, fresh=written)
             col.store.optimize()
             progress("finalize", "", 1, 1)
     return results
@@ -275,8 +277,12 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
 
 def _ingest_one(col: Collection, path: Path, doc_id: str, version: str, progress: Progress,
                 prepare: Callable[[Document], Document] | None,
-                title: str | None, *, embed: bool = True) -> tuple[dict[str, Any], IngestResult]:
+                title: str | None, *, embed: bool = True,
+                lexical: list[LexicalText] | None = None) -> tuple[dict[str, Any], IngestResult]:
+    """Format, segment, embed and write one document; its segments' lexical texts are added to
+    ``lexical`` once it is written."""
     from .formats import load_document, save_figures
+    from .routes import lexical_text
 
     progress("format", doc_id, 0, 1)
     doc = load_document(path, doc_id=doc_id)
@@ -337,6 +343,8 @@ def _ingest_one(col: Collection, path: Path, doc_id: str, version: str, progress
     if title:
         record["title_override"] = title
     checkpoint("ingest:after-markdown")
+    if lexical is not None:
+        lexical.extend(lexical_text(s, key) for s in segments)
     result = IngestResult(doc_id, "added", title=doc.title, pages=doc.page_count,
                           sections=record["sections"], segments=len(segments),
                           warnings=tuple(warnings))
