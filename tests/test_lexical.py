@@ -4,6 +4,7 @@ from collections import Counter
 
 import bm25s
 import numpy as np
+import pytest
 
 from hiqa.lexical import K1, LexicalIndex, terms
 from hiqa.segment import head_and_body
@@ -277,15 +278,23 @@ def test_scores_equal_the_plain_computation_of_every_field() -> None:
 
 
 # ------------------------------------------------------------ the BM25 build and its term cache
-def test_weights_are_bm25s_index_bit_for_bit() -> None:
-    """The weight matrix built from term counts (``_bm25``) against bm25s's own ``index()`` on
-    the generated man-page corpus, every (term, document) weight bit for bit, for both ``b``
-    values used, with documents that have no terms (bm25s indexes those as the empty token,
-    which gives them length 1)."""
+def _fixture_paragraphs() -> list[str]:
+    """The paragraphs of the collection tests' real documents (man pages, a Chinese datasheet)."""
+    from index_fixtures import DOCS
+
+    return [p for doc in DOCS.values() for p in doc.split("\n\n")]
+
+
+@pytest.mark.parametrize("corpus_name", ["generated", "fixture documents"])
+def test_weights_are_bm25s_index_bit_for_bit(corpus_name: str) -> None:
+    """The weight matrix built from term counts (``_bm25``) against bm25s's own ``index()``,
+    every (term, document) weight bit for bit, for both ``b`` values used, on the generated
+    man-page corpus and on the paragraphs of the real test documents, with documents that have
+    no terms (bm25s indexes those as the empty token, which gives them length 1)."""
     from hiqa.lexical import HEAD_B, B, LexicalText, Terms, _bm25
 
-    c = _generated_corpus(3)
-    bodies = c["bodies"] + ["", "-- ..."]  # no terms at all
+    found = _generated_corpus(3)["bodies"] if corpus_name == "generated" else _fixture_paragraphs()
+    bodies = found + ["", "-- ..."]  # no terms at all
     texts = [LexicalText(str(i), "d", "d", "", t) for i, t in enumerate(bodies)]
     corpus = Terms.of(texts)
     for b in (B, HEAD_B):
@@ -294,6 +303,7 @@ def test_weights_are_bm25s_index_bit_for_bit() -> None:
         ref.index([terms(t) or [""] for t in bodies], show_progress=False)
         m = ref.scores
         assert m["num_docs"] == len(bodies)
+        assert set(corpus.vocab) == set(ref.vocab_dict) - {""}
         for term, row in ref.vocab_dict.items():
             lo, hi = m["indptr"][row], m["indptr"][row + 1]
             if term == "":
