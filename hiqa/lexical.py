@@ -126,8 +126,8 @@ class _Vocabulary:
 @dataclass(frozen=True)
 class _Rows:
     """Term counts of a field's documents, row ``r`` holding ``terms[indptr[r]:indptr[r + 1]]``
-    (ascending) with their ``counts``, and each document's BM25 length.  A document without
-    terms has length 1: bm25s indexes it as the empty token, and the weights must stay its."""
+    with their ``counts``, and each document's BM25 length.  A document without terms has
+    length 1: bm25s indexes it as the empty token, and the weights must stay its."""
 
     indptr: np.ndarray
     terms: np.ndarray
@@ -156,7 +156,7 @@ class _Rows:
     @staticmethod
     def join(parts: Sequence[_Rows], remaps: Sequence[np.ndarray]) -> _Rows:
         """The rows of ``parts`` in turn, each part's term ids mapped through its ``remaps``
-        (a map keeps ascending ids ascending: vocabularies only grow)."""
+        (a row's terms may then be in any order: nothing reads them in order)."""
         return _Rows(_indptr(np.concatenate([np.diff(p.indptr) for p in parts])),
                      np.concatenate([m[p.terms] for p, m in zip(parts, remaps)]),
                      np.concatenate([p.counts for p in parts]),
