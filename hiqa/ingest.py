@@ -41,6 +41,7 @@ from .store import payload_key, version_key
 
 if TYPE_CHECKING:
     from .collection import Collection
+    from .lexical import LexicalText
 
 COMMIT_EVERY_S = 5.0
 DENSE_MODES = ("now", "later")
@@ -221,6 +222,7 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
         last_commit = time.monotonic()
         seen = {m.get("file_hash", m["hash"]): d for d, m in docs.items()}
         in_this_run: dict[str, Path] = {}
+        written: list[LexicalText] = []  # for the lexical index, without reading them back
         progress("done", "", 0, len(files))
         for path, doc_id in _reported(files, progress):
             t0 = time.perf_counter()
@@ -257,7 +259,7 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
                 continue
             try:
                 record, result = _ingest_one(col, path, doc_id, version, progress, prepare, title,
-                                             embed=dense == "now")
+                                             embed=dense == "now", lexical=written)
             except DocumentError as exc:
                 results.append(IngestResult(doc_id, "failed", error=exc.reason,
                                             seconds=time.perf_counter() - t0))
@@ -282,7 +284,7 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
             _commit(col, pending, replaced)
             checkpoint("ingest:before-derived")
             progress("finalize", "", 0, 1)
-            derived(col, force=True)
+            derived(col, force=True, fresh=written)
             col.store.optimize()
             progress("finalize", "", 1, 1)
     return results
@@ -298,8 +300,12 @@ def _reported(files: list[tuple[Path, str]], progress: Progress) -> Iterator[tup
 
 def _ingest_one(col: Collection, path: Path, doc_id: str, version: str, progress: Progress,
                 prepare: Callable[[Document], Document] | None,
-                title: str | None, *, embed: bool = True) -> tuple[dict[str, Any], IngestResult]:
+                title: str | None, *, embed: bool = True,
+                lexical: list[LexicalText] | None = None) -> tuple[dict[str, Any], IngestResult]:
+    """Format, segment, embed and write one document; its segments' lexical texts are added to
+    ``lexical`` once it is written."""
     from .formats import load_document, save_figures
+    from .routes import lexical_text
 
     progress("format", doc_id, 0, 1)
     doc = load_document(path, doc_id=doc_id)
@@ -361,6 +367,8 @@ def _ingest_one(col: Collection, path: Path, doc_id: str, version: str, progress
     if title:
         record["title_override"] = title
     checkpoint("ingest:after-markdown")
+    if lexical is not None:
+        lexical.extend(lexical_text(s, key) for s in segments)
     result = IngestResult(doc_id, "added", title=doc.title, pages=doc.page_count,
                           sections=record["sections"], segments=len(segments),
                           warnings=tuple(warnings))

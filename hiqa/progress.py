@@ -29,10 +29,10 @@ PRIOR_S_PER_UNIT = {"format": 0.05, "segment": 0.02, "embed": 0.1, "index": 0.00
 embed is the README's 10 segments a second on 2 cores; the others are small on purpose."""
 PRIOR_WEIGHT = 1.0
 """How many units the prior counts as: one, so that the first measurements outweigh it."""
-FINALIZE_S = (0.05, 0.0004)
-"""The finalize stage (rebuilding the BM25 index whole, optimizing the store) happens once, so it
-is never measured before it runs: seconds, fixed and per segment of the collection (77 s for
-200k segments on a busy machine, README, Benchmarks, Store)."""
+FINALIZE_S = (0.05, 0.00005)
+"""The finalize stage (the BM25 weights recomputed from saved term counts, the store optimized)
+happens once, so it is never measured before it runs: seconds, fixed and per segment of the
+collection (adding a document to 200k segments took 7.6 s, README, Benchmarks, Store)."""
 PRIOR_SEGMENTS_PER_DOC = 10
 PER_DOC = ("format", "segment")
 PER_SEGMENT = ("embed", "index")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -22,11 +23,11 @@ from .errors import QueryError
 from .fusion import Candidates, FusionMethod, Ranking, Weights, adaptive_weights, fuse
 from .handles import HANDLES
 from .keywords import query_phrases
-from .lexical import LexicalIndex
+from .lexical import LexicalIndex, LexicalText, Terms
 from .model import Segment
 from .params import check_k, check_weights
 from .segment import head_and_body
-from .store import payload_key
+from .store import payload_key, version_key
 
 if TYPE_CHECKING:
     from .collection import Collection
@@ -163,42 +164,67 @@ class Derived:
         return self.versions
 
 
-def derived(col: Collection, *, force: bool = False) -> Derived:
-    """The collection's derived data for its current generation (built or loaded once)."""
+def derived(col: Collection, *, force: bool = False,
+            fresh: Sequence[LexicalText] = ()) -> Derived:
+    """The collection's derived data for its current generation (built or loaded once).
+
+    ``force`` rebuilds the lexical index even when one is saved for this generation; ``fresh``
+    are the lexical texts of segments an ingest has just written, so their payloads need not
+    be read back from the store (``lexical_terms``).
+    """
     col.registry.refresh()
     gen = col.registry.generation
     cached = HANDLES.derived.get(col.handle_key)
     if cached is not None and cached.generation == gen and not force:
         return cached
-    directory = col.dir / "derived"
+    directory = col.dir / "derived" / "bm25"
     versions = col.registry.version_keys()
-    lexical = None if force else LexicalIndex.load(directory / "bm25", gen)
-    segments: dict[str, Segment] = {}
+    lexical = None if force else LexicalIndex.load(directory, gen)
     if lexical is None:
-        visible = set(versions)
-        ids, heads, texts, docs, contexts = [], [], [], [], []
-        titles: dict[str, str] = {}
-        for rec in col.store.scroll(fields=_LEXICAL_FIELDS):
-            p = rec.payload
-            if payload_key(p) not in visible:
-                continue
-            seg = segment_from_payload(rec.id, p)
-            ids.append(rec.id)
-            head, body = head_and_body(seg.strategy, seg.path, seg.augmented_text)
-            heads.append(head)
-            texts.append(body)
-            docs.append(seg.doc_id)
-            titles[seg.doc_id] = seg.doc_title
-            contexts.append(context_key(seg))
-        lexical = LexicalIndex.build(ids, texts, docs, heads, titles, contexts)
-        lexical.save(directory / "bm25", gen)
-    entry = Derived(gen, lexical, versions, segments)
+        corpus = lexical_terms(col, directory, fresh)
+        lexical = LexicalIndex.from_terms(corpus)
+        lexical.save(directory, gen, corpus)
+    entry = Derived(gen, lexical, versions, {})
     if col.store.writes is not None:
         writes = col.store.writes
         if col.store.count() == col.registry.segment_count():
             entry.clean_at = writes
     HANDLES.derived[col.handle_key] = entry
     return entry
+
+
+def lexical_terms(col: Collection, directory: Path, fresh: Sequence[LexicalText] = ()) -> Terms:
+    """The term counts of every registered segment, tokenising as little as possible.
+
+    Each registered version's counts come from, in turn: ``fresh`` (what an ingest just wrote,
+    so it wins over anything saved for the same version), the counts saved with the last index
+    (``Terms.load``: versions still registered with as many segments as the registry says),
+    and, for versions neither holds, the store's payloads.  Rows end in segment-id order
+    (``Terms.join``), so the corpus, and every score, is the one a full rebuild gives.
+    """
+    wanted = {version_key(d, m["hash"]): int(m.get("segments", -1))
+              for d, m in col.registry.documents.items()}
+    parts = []
+    texts = [x for x in fresh if x.version in wanted]
+    for part in (Terms.of(texts) if texts else None, Terms.load(directory)):
+        if part is not None:
+            part = part.select(wanted)
+            for v in part.versions.values():
+                wanted.pop(v, None)
+            parts.append(part)
+    if wanted:
+        stored = [lexical_text(segment_from_payload(rec.id, rec.payload), key)
+                  for rec in col.store.scroll(fields=_LEXICAL_FIELDS)
+                  if (key := payload_key(rec.payload)) in wanted]
+        parts.append(Terms.of(stored).select(wanted))
+    return Terms.join(parts)
+
+
+def lexical_text(seg: Segment, version: str) -> LexicalText:
+    """What the lexical route indexes of ``seg``, of registered version ``version``."""
+    head, body = head_and_body(seg.strategy, seg.path, seg.augmented_text)
+    return LexicalText(seg.segment_id, seg.doc_id, version, head, body, context_key(seg),
+                       seg.doc_title)
 
 
 def retrieve_vector(col: Collection, query: str, qvec: np.ndarray, *, k: int = ROUTE_K,

@@ -158,7 +158,7 @@ def test_remove_document_and_rebuild_derived(settings, corpus):
     shutil.rmtree(col.dir / "derived")
     HANDLES.derived.clear()
     assert col.search("wc: maximum display width", k=1)[0].segment.doc_id == "wc.1.md"
-    assert (col.dir / "derived" / "bm25" / "ids.json").exists()
+    assert (col.dir / "derived" / "bm25" / "index.json").exists()
 
 
 def test_two_ingests_at_once(settings, corpus):

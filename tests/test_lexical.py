@@ -4,6 +4,7 @@ from collections import Counter
 
 import bm25s
 import numpy as np
+import pytest
 
 from hiqa.lexical import K1, LexicalIndex, terms
 from hiqa.segment import head_and_body
@@ -111,22 +112,23 @@ def test_context_field_scores_a_term_with_its_section() -> None:
         assert again is not None and np.allclose(again.scores(q), ctx.scores(q))
 
 
-def test_memoised_terms_equal_plain_terms():
-    """Indexing tokenises whitespace chunks once (a memo); the terms must be the same."""
+def test_chunk_by_chunk_terms_equal_plain_terms():
+    """Indexing tokenises whitespace chunks once each (``_Vocabulary``); the terms must be the
+    ones ``terms`` gives the whole text."""
     import random
 
-    from hiqa.lexical import terms
+    from hiqa.lexical import _Vocabulary
 
     rng = random.Random(7)
     pieces = ["ADC12QJ1600-SP", "open(2)", "--max-line-length", "-n", "检索增强生成", "Ｆｕｌｌ",
               "running", "files,", "(see", "v2.3.1", "e.g.", "the", "x_y", "a/b:c", "«quoted»",
               "tab\tsep", "naïve", "İstanbul", "ß", "ﬁle", "２０２４年", "--", "-", "…"]
-    memo: dict[str, list[str]] = {}
+    words = _Vocabulary()
     for _ in range(300):
         text = rng.choice([" ", "\n", "  ", "\u3000"]).join(
             rng.choice(pieces) for _ in range(rng.randint(1, 12)))
-        assert terms(text, memo) == terms(text), text
-    assert memo  # the memo was used
+        assert [words.terms[i] for i in words.ids(text)] == terms(text), text
+    assert len(words.terms) > 20
 
 
 # ------------------------------------------------------------ optimised scoring vs references
@@ -273,3 +275,138 @@ def test_scores_equal_the_plain_computation_of_every_field() -> None:
     # the corpus exercises every part, so dropping any of them would fail the comparison
     assert all(shares[p] >= 10 for p in ("head", "body", "context", "body title share",
                                          "context title share")), shares
+
+
+# ------------------------------------------------------------ the BM25 build and its term cache
+def _fixture_paragraphs() -> list[str]:
+    """The paragraphs of the collection tests' real documents (man pages, a Chinese datasheet)."""
+    from index_fixtures import DOCS
+
+    return [p for doc in DOCS.values() for p in doc.split("\n\n")]
+
+
+@pytest.mark.parametrize("corpus_name", ["generated", "fixture documents"])
+def test_weights_are_bm25s_index_bit_for_bit(corpus_name: str) -> None:
+    """The weight matrix built from term counts (``_bm25``) against bm25s's own ``index()``,
+    every (term, document) weight bit for bit, for both ``b`` values used, on the generated
+    man-page corpus and on the paragraphs of the real test documents, with documents that have
+    no terms (bm25s indexes those as the empty token, which gives them length 1)."""
+    from hiqa.lexical import HEAD_B, B, LexicalText, Terms, _bm25
+
+    found = _generated_corpus(3)["bodies"] if corpus_name == "generated" else _fixture_paragraphs()
+    bodies = found + ["", "-- ..."]  # no terms at all
+    texts = [LexicalText(str(i), "d", "d", "", t) for i, t in enumerate(bodies)]
+    corpus = Terms.of(texts)
+    for b in (B, HEAD_B):
+        indptr, docs, weights = _bm25(corpus.body, len(corpus.vocab), b)
+        ref = bm25s.BM25(k1=K1, b=b, method="lucene")
+        ref.index([terms(t) or [""] for t in bodies], show_progress=False)
+        m = ref.scores
+        assert m["num_docs"] == len(bodies)
+        assert set(corpus.vocab) == set(ref.vocab_dict) - {""}
+        for term, row in ref.vocab_dict.items():
+            lo, hi = m["indptr"][row], m["indptr"][row + 1]
+            if term == "":
+                assert term not in corpus.vocab  # never queried: no postings kept
+                continue
+            mine = corpus.vocab.index(term)
+            assert np.array_equal(docs[indptr[mine]:indptr[mine + 1]], m["indices"][lo:hi])
+            got = weights[indptr[mine]:indptr[mine + 1]]
+            assert got.dtype == m["data"].dtype and np.array_equal(got, m["data"][lo:hi]), term
+
+
+def _texts(c: dict) -> list:
+    from hiqa.lexical import LexicalText
+
+    return [LexicalText(i, d, f"{d}@v1", h, t, k, c["titles"][d]) for i, d, h, t, k in
+            zip(c["ids"], c["docs"], c["heads"], c["bodies"], c["contexts"])]
+
+
+def test_corpus_joined_from_parts_scores_as_one_tokenised_whole() -> None:
+    """Tokenised in pieces (one vocabulary each), some documents dropped, joined: the index is
+    the one built from the surviving segments at once, ids, documents and every score."""
+    from hiqa.lexical import Terms
+
+    c = _generated_corpus(5)
+    texts = _texts(c)
+    docs = sorted(set(c["docs"]))
+    gone, later = docs[0], docs[-3:]
+    first = [x for x in texts if x.doc_id not in later]
+    second = [x for x in texts if x.doc_id in later]
+    wanted = Counter(x.version for x in texts if x.doc_id != gone)
+    pieces = Terms.join([Terms.of(second), Terms.of(first).select(wanted)])
+    whole = Terms.join([Terms.of([x for x in texts if x.doc_id != gone])])
+    a, b = LexicalIndex.from_terms(pieces), LexicalIndex.from_terms(whole)
+    assert a.ids == b.ids == sorted(x.id for x in texts if x.doc_id != gone)
+    assert list(a.doc_ids) == list(b.doc_ids) and gone not in set(a.doc_ids)
+    for q in c["queries"]:
+        assert np.array_equal(a.scores(q), b.scores(q)), q
+    # a version whose segment count is not the registry's is dropped, not trusted
+    short = dict(wanted, **{f"{later[0]}@v1": wanted[f"{later[0]}@v1"] + 1})
+    assert later[0] not in set(Terms.of(second).select(short).doc_ids)
+
+
+def test_saved_terms_round_trip(tmp_path) -> None:
+    from hiqa.lexical import Terms
+
+    c = _generated_corpus(9)
+    corpus = Terms.join([Terms.of(_texts(c))])
+    idx = LexicalIndex.from_terms(corpus)
+    idx.save(tmp_path / "bm25", "g1", corpus)
+    again = Terms.load(tmp_path / "bm25")
+    assert again is not None and again.ids == corpus.ids and again.versions == corpus.versions
+    rebuilt = LexicalIndex.from_terms(again)
+    loaded = LexicalIndex.load(tmp_path / "bm25", "g1")
+    assert loaded is not None
+    for q in c["queries"]:
+        assert np.array_equal(rebuilt.scores(q), idx.scores(q))
+        assert np.array_equal(loaded.scores(q), idx.scores(q))
+    idx.save(tmp_path / "bm25", "g2")  # an index saved without its counts
+    assert Terms.load(tmp_path / "bm25") is None
+
+
+QUERIES = ["print the newline counts", "wc maximum display width", "head output first part",
+           "follow appended data tail", "TMP117 的工作电压范围是多少", "lines bytes files"]
+
+
+def test_incremental_index_equals_a_full_rebuild(settings, corpus, monkeypatch) -> None:
+    """On a real Edge collection through ingest, update, removal and re-ingest: the index each
+    step builds from the saved counts and the ingest's own texts is the one rebuilt from the
+    stored payloads alone, and it is built without reading the store."""
+    import shutil
+
+    from hiqa.collection import Collection
+    from hiqa.handles import HANDLES
+    from hiqa.routes import derived
+
+    col = Collection("man", settings, create=True)
+    col.ingest([corpus])
+
+    def full_rebuild() -> LexicalIndex:
+        shutil.rmtree(col.dir / "derived")
+        HANDLES.derived.clear()
+        return derived(col).lexical
+
+    def same(a: LexicalIndex, b: LexicalIndex) -> None:
+        assert a.ids == b.ids and list(a.doc_ids) == list(b.doc_ids)
+        for q in QUERIES:
+            assert np.array_equal(a.scores(q), b.scores(q)), q
+
+    def update() -> None:
+        (corpus / "head.1.md").write_text(
+            (corpus / "head.1.md").read_text() + "\n## BUGS\n\nNone known to the printer.\n")
+        col.ingest([corpus])
+
+    def add() -> None:
+        (corpus / "extra.md").write_text("# extra(1)\n\n## NAME\n\nextra - count bytes\n")
+        col.ingest([corpus])
+
+    steps = [update, lambda: col.remove_document("tail.1.md"), lambda: col.ingest([corpus]), add]
+    for step in steps:
+        with monkeypatch.context() as m:
+            m.setattr(type(col.store), "scroll", lambda *a, **k: iter(()))  # no payload reads
+            step()
+            incremental = derived(col).lexical
+        assert len(incremental) == col.store.count() == col.registry.segment_count()
+        same(incremental, full_rebuild())
+    assert {"extra.md", "tail.1.md"} <= set(incremental.doc_ids)
