@@ -476,7 +476,7 @@ def _candidates(lines: Sequence[Line], body: float) -> Iterable[_Candidate]:
                 or not (-0.5 * cur.height < gap < 0.8 * cur.height)
                 or numbering_depth(nxt.text) is not None
                 or _LABEL_ONLY.match(nxt.text)
-                or _steps_in(ln, cur, nxt, column)
+                or _starts_apart(ln, cur, nxt, column)
             ):
                 break
             last += 1
@@ -506,7 +506,7 @@ def _candidates(lines: Sequence[Line], body: float) -> Iterable[_Candidate]:
         i = last + 1
 
 
-def _steps_in(first: Line, cur: Line, nxt: Line, column: tuple[float, float]) -> bool:
+def _starts_apart(first: Line, cur: Line, nxt: Line, column: tuple[float, float]) -> bool:
     """``nxt`` starts another block rather than continuing ``cur``'s title: its left edge is at
     least an em away, and the two are not both centred in the text column (a centred title
     wraps with another left edge).  A numbered title may hang its second line under the text
