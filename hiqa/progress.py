@@ -69,7 +69,7 @@ class Snapshot:
     def doing(self) -> str:
         """``a.md: embed``, or what the whole ingest is doing; "" between files."""
         if self.stage == "finalize":
-            return "rebuilding the BM25 index"
+            return "updating the BM25 index"
         return f"{self.doc_id}: {self.stage}" if self.doc_id and self.stage != "done" else ""
 
 

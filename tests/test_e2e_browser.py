@@ -24,6 +24,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from index_fixtures import unseen_documents
 from llm_server import free_port, stop_process
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -340,3 +341,43 @@ def test_markup_in_documents_stays_text_on_every_page(server, page, tmp_path):
     goto(page, "Evaluate & tune")
     assert_nothing_injected(page, "Evaluate & tune")
     assert "Traceback" not in page.content()
+
+
+def test_ingest_before_finishing_shows_moving_progress(server, page, tmp_path):
+    """Ingest one new 30-section manual with "Dense vectors: Before finishing": while the model
+    embeds, the browser shows one bar with segments embedded / total and an ETA, the share
+    only grows, and the run ends at 100 % with the document added."""
+    name, text = next(iter(unseen_documents("e2e-progress", sections=(30,)).items()))
+    doc = tmp_path / name
+    doc.write_text(text, encoding="utf-8")
+    page.goto(server)
+    page.locator('[data-testid="stChatInputTextArea"]').wait_for(timeout=BUILD_TIMEOUT_MS)
+    settle(page)
+    goto(page, "Ingest")
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(doc))
+    page.get_by_text(name).first.wait_for()
+    page.get_by_text("Before finishing").first.click()
+    page.get_by_role("button", name="Ingest").click()
+    seen: list[tuple[str, int]] = []  # (bar text, aria value) in the order the browser showed
+    done = page.get_by_text(re.compile(r"^Ingest: 1 added"))
+    deadline = time.monotonic() + BUILD_TIMEOUT_MS / 1000
+    while time.monotonic() < deadline and not done.count():
+        for bar in page.locator('[data-testid="stProgress"]').all():
+            try:
+                label = bar.inner_text(timeout=1_000)
+                value = int(bar.locator('[role="progressbar"]').get_attribute(
+                    "aria-valuenow", timeout=1_000) or 0)
+            except playwright_api.Error:
+                continue  # the element was replaced between the two reads
+            if not seen or seen[-1] != (label, value):
+                seen.append((label, value))
+        page.wait_for_timeout(100)
+    assert done.count(), f"the ingest did not finish; the bar showed {seen[-3:]}"
+    embedding = [(t, v) for t, v in seen if re.search(r"segments \d+/~?\d+ embedded", t)]
+    assert any(re.search(r"ETA \d+m\d\ds", t) for t, _ in embedding), seen
+    midway = [v for t, v in embedding if 0 < v < 100]
+    assert midway, f"no update while embedding: {seen}"
+    values = [v for _, v in seen]
+    assert values == sorted(values), f"the bar went back: {values}"
+    assert values[-1] == 100 and "segments 30/30 embedded" in seen[-1][0], seen[-1]
+    shot(page, "ingest-progress", readme=False)
