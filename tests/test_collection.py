@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -114,7 +115,7 @@ def test_markdown_copies_are_durable_before_the_commit_that_names_them(settings,
     md_dir = settings.markdown_dir / col.name
     assert not [p.name for p in md_dir.rglob("*") if p.name.endswith(".tmp")]
     for doc_id, record in col.registry.documents.items():
-        assert open(record["markdown"], encoding="utf-8").read().strip(), doc_id
+        assert Path(record["markdown"]).read_text(encoding="utf-8").strip(), doc_id
 
 
 def test_refusion_equals_full_recompute(settings, corpus):
