@@ -121,17 +121,20 @@ def child_ingest(data: Path, corpus: Path, store: str) -> dict[str, Any]:
     fake = RandomEmbedder()
     Collection._make_embedder = lambda self, name: fake  # type: ignore[method-assign]
     col = Collection("bench", _settings(data, store), create=True)
-    build = {"s": 0.0}
-    optimize = col.store.optimize
+    build: dict[str, float] = {}
+    store_obj = getattr(col, "store", None)  # the baseline (local mode) has no Store, no build
+    if store_obj is not None:
+        optimize = store_obj.optimize
+        build["s"] = 0.0
 
-    def timed_optimize() -> Any:
-        t = time.perf_counter()
-        try:
-            return optimize()
-        finally:
-            build["s"] += time.perf_counter() - t
+        def timed_optimize() -> Any:
+            t = time.perf_counter()
+            try:
+                return optimize()
+            finally:
+                build["s"] += time.perf_counter() - t
 
-    col.store.optimize = timed_optimize  # type: ignore[method-assign]
+        store_obj.optimize = timed_optimize
     files = sorted(corpus.glob("*.md"))
     t = time.perf_counter()
     results = col.ingest(files, root=corpus)
@@ -139,8 +142,8 @@ def child_ingest(data: Path, corpus: Path, store: str) -> dict[str, Any]:
     failed = [r for r in results if r.status == "failed"]
     n = len(col)
     row = {"segments": n, "failed": len(failed), "ingest_s": wall, "embed_s": fake.seconds,
-           "index_build_s": build["s"],
-           "ingest_segments_per_s": n / max(1e-9, wall - fake.seconds - build["s"]),
+           "index_build_s": build.get("s"),
+           "ingest_segments_per_s": n / max(1e-9, wall - fake.seconds - build.get("s", 0.0)),
            "ingest_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
     extra = corpus.with_name(corpus.name + "-extra")
     make_corpus(extra, SECTIONS_PER_DOC, seed=1)  # one more document, as a user adds one
@@ -177,6 +180,10 @@ def child_query(data: Path, store: str, questions: int, seed: int) -> dict[str, 
             "p95_ms": float(np.percentile(ms, 95)),
             "query_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "disk_mb": sum(f.stat().st_blocks * 512 for f in data.rglob("*") if f.is_file()) / 2**20}
+
+
+def _seconds(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f}"
 
 
 def run_child(*args: str, code: Path = ROOT) -> dict[str, Any]:
@@ -255,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         print(f"| {r['store']} | {r['segments']:,} | {r['open_s']:.2f} | {r['p50_ms']:.1f} | "
               f"{r['p95_ms']:.1f} | {r['query_peak_rss_mb']:.0f} | "
-              f"{r['ingest_segments_per_s']:,.0f} | {r['index_build_s']:.1f} | "
+              f"{r['ingest_segments_per_s']:,.0f} | {_seconds(r['index_build_s'])} | "
               f"{r['ingest_s']:.1f} | {r['ingest_peak_rss_mb']:.0f} | "
               f"{r.get('add_one_s', float('nan')):.2f} | {r['disk_mb']:.0f} |")
     return 0
