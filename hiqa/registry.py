@@ -55,9 +55,9 @@ class StagedFiles:
     ``write`` saves the content under a temporary name beside its path, without an fsync;
     ``publish`` fsyncs them back to back, renames each into place and fsyncs each folder once.
     Each file is still replaced whole (old or new content, never a part), and it is durable
-    before the registry commit that names it; but the syncs come together: the first commits
-    the filesystem's journal with every file's data, so the others find little left to do.
-    ``atomic_write`` per document paid a journal commit each (40 s of a 200k-segment ingest).
+    before the registry commit that names it; but the syncs come together, one per file and
+    one per folder, where ``atomic_write`` per document paid two interleaved with the store's
+    writes (a 20k-segment ingest's profile: 1,016 fsyncs 3.1 s before, 512 now 1.0 s).
     """
 
     def __init__(self) -> None:
