@@ -35,7 +35,7 @@ from .errors import DocumentError, HiqaError, IngestBusyError, ParameterError, S
 from .faults import checkpoint
 from .keywords import extract_keywords
 from .model import Document
-from .registry import StoredVersions, atomic_write
+from .registry import StagedFiles, StoredVersions
 from .segment import segment_document
 from .store import payload_key, version_key
 
@@ -223,6 +223,7 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
         seen = {m.get("file_hash", m["hash"]): d for d, m in docs.items()}
         in_this_run: dict[str, Path] = {}
         written: list[LexicalText] = []  # for the lexical index, without reading them back
+        staged = StagedFiles()  # the Markdown copies and figures of the pending documents
         progress("done", "", 0, len(files))
         for path, doc_id in _reported(files, progress):
             t0 = time.perf_counter()
@@ -257,14 +258,17 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
                                             sections=old.get("sections", 0),
                                             segments=old.get("segments", 0)))
                 continue
+            staged_before = len(staged)
             try:
                 record, result = _ingest_one(col, path, doc_id, version, progress, prepare, title,
-                                             embed=dense == "now", lexical=written)
+                                             embed=dense == "now", lexical=written, files=staged)
             except DocumentError as exc:
+                staged.discard(staged_before)
                 results.append(IngestResult(doc_id, "failed", error=exc.reason,
                                             seconds=time.perf_counter() - t0))
                 continue
             except HiqaError as exc:
+                staged.discard(staged_before)
                 results.append(IngestResult(doc_id, "failed", error=str(exc),
                                             seconds=time.perf_counter() - t0))
                 continue
@@ -278,10 +282,10 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
             results.append(replace(result, status="updated" if old else "added",
                                    warnings=tuple(warnings), seconds=time.perf_counter() - t0))
             if time.monotonic() - last_commit > COMMIT_EVERY_S:
-                _commit(col, pending, replaced)
+                _commit(col, pending, replaced, staged)
                 last_commit = time.monotonic()
         if pending:
-            _commit(col, pending, replaced)
+            _commit(col, pending, replaced, staged)
             checkpoint("ingest:before-derived")
             progress("finalize", "", 0, 1)
             derived(col, force=True, fresh=written)
@@ -301,9 +305,11 @@ def _reported(files: list[tuple[Path, str]], progress: Progress) -> Iterator[tup
 def _ingest_one(col: Collection, path: Path, doc_id: str, version: str, progress: Progress,
                 prepare: Callable[[Document], Document] | None,
                 title: str | None, *, embed: bool = True,
+                files: StagedFiles,
                 lexical: list[LexicalText] | None = None) -> tuple[dict[str, Any], IngestResult]:
     """Format, segment, embed and write one document; its segments' lexical texts are added to
-    ``lexical`` once it is written."""
+    ``lexical`` once it is written, its Markdown copy and figures are staged in ``files``
+    (published by the commit that registers it)."""
     from .formats import load_document, save_figures
     from .routes import lexical_text
 
@@ -351,11 +357,11 @@ def _ingest_one(col: Collection, path: Path, doc_id: str, version: str, progress
         raise
     checkpoint("ingest:after-upsert")
     md_path = col.settings.markdown_dir / col.name / (safe_doc_name(doc_id) + ".md")
-    atomic_write(md_path, doc.markdown)
+    files.write(md_path, doc.markdown)
     figure_dir = col.figure_dir(doc_id)
     shutil.rmtree(figure_dir, ignore_errors=True)
     warnings = [*doc.warnings, *save_figures(
-        doc, lambda name, png: atomic_write(figure_dir / Path(name).name, png))]
+        doc, lambda name, png: files.write(figure_dir / Path(name).name, png))]
     record = {
         "title": doc.title, "title_source": doc.metadata.get("title_source", ""),
         "source": str(path), "hash": version, "format": doc.format,
@@ -376,12 +382,14 @@ def _ingest_one(col: Collection, path: Path, doc_id: str, version: str, progress
 
 
 def _commit(col: Collection, pending: dict[str, dict[str, Any]],
-            replaced: list[tuple[str, str]]) -> None:
-    """Register the documents indexed so far, then drop the versions they replace.
+            replaced: list[tuple[str, str]], files: StagedFiles) -> None:
+    """Put the pending documents' Markdown copies in place (durable), register the documents,
+    then drop the versions they replace.
 
     Registry writes are batched (``COMMIT_EVERY_S``): rewriting the whole registry after every
     document made a 2,000-document ingest quadratic.
     """
+    files.publish()
     checkpoint("ingest:before-commit")
     col.registry.update(lambda d: d["documents"].update(pending))
     checkpoint("ingest:after-commit")

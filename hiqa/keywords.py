@@ -113,6 +113,8 @@ def count_matches(query: str, keywords: Iterable[str]) -> int:
 
 def _is_part_number(token: str, uppercase_only: bool) -> bool:
     """Letters and digits mixed, at least 4 characters, and not a quantity like ``2.5V``."""
+    if token.isascii() and (token.isalpha() or token.isdigit()):
+        return False  # the common case, a plain word or number, without normalising
     bare = normalize_keyword(token)
     if len(bare) < 4 or bare.isdigit() or bare.isalpha():
         return False

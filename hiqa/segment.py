@@ -206,18 +206,21 @@ def _pack(
 ) -> list[tuple[str, tuple[int, int], tuple[int, ...]]]:
     """Greedily pack paragraphs (split further where one alone is too long) into pieces."""
     units: list[tuple[str, tuple[int, int], int]] = []
+    tokens: list[int] = []  # each unit's count, computed once
     for block, (start, end) in blocks:
         text = block.text.strip("\n")
-        if counter(text) <= budget:
+        n = counter(text)
+        if n <= budget:
             units.append((text, (start, end), block.page))
+            tokens.append(n)
             continue
         for s, e in _split_long(text, budget, counter):
             units.append((text[s:e], (start + s, start + e), block.page))
+            tokens.append(counter(text[s:e]))
     pieces: list[tuple[str, tuple[int, int], tuple[int, ...]]] = []
     cur: list[tuple[str, tuple[int, int], int]] = []
     cur_tokens = 0
-    for unit in units:
-        t = counter(unit[0])
+    for unit, t in zip(units, tokens):
         if cur and cur_tokens + t > budget:
             pieces.append(_join(cur))
             cur, cur_tokens = [], 0

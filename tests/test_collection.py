@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -75,6 +76,46 @@ def test_crash_mid_replace_keeps_previous_version(settings, corpus, monkeypatch)
     assert res["wc.1.md"] == "updated"
     texts = " ".join(s.text for s in col2.segments("wc.1.md"))
     assert "largest" in texts and "maximum" not in texts
+
+
+def test_markdown_copies_are_durable_before_the_commit_that_names_them(settings, corpus,
+                                                                        monkeypatch):
+    """The Markdown copies are synced in a batch at each commit: every document a registry write
+    names has its copy in place and fsynced by then, and no temporary file is left."""
+    import os
+
+    import hiqa.ingest
+    import hiqa.registry
+
+    synced: set[tuple[int, int]] = set()
+    real_fsync, real_write = os.fsync, hiqa.registry.atomic_write
+    commits: list[list[str]] = []
+
+    def fsync(fd):
+        st = os.fstat(fd)
+        synced.add((st.st_dev, st.st_ino))
+        return real_fsync(fd)
+
+    def atomic_write(path, data):
+        if path.name == hiqa.registry.Registry.FILE:
+            import json
+
+            docs = json.loads(data)["documents"]
+            for doc_id, record in docs.items():
+                st = os.stat(record["markdown"])  # in place, under its final name
+                assert (st.st_dev, st.st_ino) in synced, f"{doc_id}: Markdown copy not synced"
+            commits.append(sorted(docs))
+        return real_write(path, data)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(hiqa.registry, "atomic_write", atomic_write)
+    monkeypatch.setattr(hiqa.ingest, "COMMIT_EVERY_S", 0.0)  # a commit after every document
+    col = build(settings, corpus)
+    assert len([c for c in commits if c]) >= len(DOCS)  # the check ran at every commit
+    md_dir = settings.markdown_dir / col.name
+    assert not [p.name for p in md_dir.rglob("*") if p.name.endswith(".tmp")]
+    for doc_id, record in col.registry.documents.items():
+        assert Path(record["markdown"]).read_text(encoding="utf-8").strip(), doc_id
 
 
 def test_refusion_equals_full_recompute(settings, corpus):

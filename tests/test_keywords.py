@@ -5,6 +5,7 @@ import pytest
 from hiqa.errors import HiqaError
 from hiqa.keywords import (
     MAX_KEYWORDS,
+    _is_part_number,
     count_matches,
     extract_keywords,
     load_lexicon,
@@ -179,3 +180,14 @@ def test_clean_keyword_keeps_paired_brackets_and_strips_enclosing_ones():
     assert clean_keyword("(foo") == "foo"
     assert clean_keyword("(a) or (b)") == "(a) or (b)"
     assert clean_keyword("  v2.1. ") == "v2.1"
+
+
+def test_part_numbers_plain_words_numbers_and_full_width_forms() -> None:
+    """Plain ASCII words and numbers are never part numbers (they skip normalising); full-width
+    and mixed forms still go through it."""
+    for token in ("ABCD", "datasheet", "1234", "2.5V", "ＡＢＣＤ", "１２３４", "AB1"):
+        assert not _is_part_number(token, uppercase_only=False), token
+    for token in ("XC7000", "CA-IS3722HS", "ＸＣ７０００", "tmp117"):
+        assert _is_part_number(token, uppercase_only=False), token
+    assert _is_part_number("ＸＣ７０００", uppercase_only=True)
+    assert not _is_part_number("tmp117", uppercase_only=True)

@@ -106,3 +106,24 @@ def test_tokenize_is_fast() -> None:
         tokenize(text)
         count_tokens(text)
     assert time.perf_counter() - start < 1.0
+
+
+def test_count_tokens_is_the_documented_sum_in_text_order() -> None:
+    """The per-piece costs of the docstring, added piece by piece in text order, then rounded
+    up: the float (and so its ceiling) must not depend on how the pieces are found."""
+    import math
+
+    from hiqa.tokenize import _PIECE
+
+    def reference(text: str) -> int:
+        total = 0.0
+        for m in _PIECE.finditer(text):
+            cost = {"word": 0.8 + 0.2 * len(m.group()), "cjk": 1.0, "digit": 1.0}
+            total += cost.get(m.lastgroup or "", 1.25)
+        return math.ceil(total)
+
+    text = " ".join(SAMPLES)
+    for size in (1, 7, 30, 120, 530):
+        for start in range(0, len(text), 13):
+            piece = text[start:start + size]
+            assert count_tokens(piece) == reference(piece), piece
