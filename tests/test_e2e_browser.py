@@ -160,6 +160,16 @@ def ask(page, question: str) -> str:
     return page.locator('[data-testid="stChatMessage"]').last.inner_text()
 
 
+def upload(page, server: str, path: Path) -> None:
+    """Open the app (once the demo is built), go to Ingest and choose ``path`` in the uploader."""
+    page.goto(server)
+    page.locator('[data-testid="stChatInputTextArea"]').wait_for(timeout=BUILD_TIMEOUT_MS)
+    settle(page)
+    goto(page, "Ingest")
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(path))
+    page.get_by_text(path.name).first.wait_for()
+
+
 def loose(text: str) -> str:
     return " ".join(re.sub(r"\[\d+\]", " ", text).casefold().split())
 
@@ -294,13 +304,7 @@ def test_markup_in_documents_stays_text_on_every_page(server, page, tmp_path):
     element (link, image, script, bold) in the DOM, including Plotly's labels."""
     evil = tmp_path / "evil.md"
     evil.write_text(EVIL_MD, encoding="utf-8")
-    page.goto(server)
-    page.locator('[data-testid="stChatInputTextArea"]').wait_for(timeout=BUILD_TIMEOUT_MS)
-    settle(page)
-
-    goto(page, "Ingest")
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(evil))
-    page.get_by_text("evil.md").first.wait_for()
+    upload(page, server, evil)
     page.get_by_role("button", name="Ingest").click()
     page.get_by_text(re.compile(r"^Ingest: 1 added")).first.wait_for(timeout=BUILD_TIMEOUT_MS)
     assert_nothing_injected(page, "Ingest")
@@ -365,12 +369,7 @@ def test_ingest_before_finishing_shows_moving_progress(server, page, tmp_path):
     name, text = next(iter(unseen_documents("e2e-progress", sections=(30,)).items()))
     doc = tmp_path / name
     doc.write_text(text, encoding="utf-8")
-    page.goto(server)
-    page.locator('[data-testid="stChatInputTextArea"]').wait_for(timeout=BUILD_TIMEOUT_MS)
-    settle(page)
-    goto(page, "Ingest")
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(doc))
-    page.get_by_text(name).first.wait_for()
+    upload(page, server, doc)
     page.get_by_text("Before finishing").first.click()
     page.evaluate(RECORD_BARS)
     page.get_by_role("button", name="Ingest").click()
