@@ -262,14 +262,10 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
             try:
                 record, result = _ingest_one(col, path, doc_id, version, progress, prepare, title,
                                              embed=dense == "now", lexical=written, files=staged)
-            except DocumentError as exc:
-                staged.discard(staged_before)
-                results.append(IngestResult(doc_id, "failed", error=exc.reason,
-                                            seconds=time.perf_counter() - t0))
-                continue
             except HiqaError as exc:
                 staged.discard(staged_before)
-                results.append(IngestResult(doc_id, "failed", error=str(exc),
+                error = exc.reason if isinstance(exc, DocumentError) else str(exc)
+                results.append(IngestResult(doc_id, "failed", error=error,
                                             seconds=time.perf_counter() - t0))
                 continue
             record["file_hash"] = content
@@ -306,7 +302,7 @@ def _ingest_one(col: Collection, path: Path, doc_id: str, version: str, progress
                 prepare: Callable[[Document], Document] | None,
                 title: str | None, *, embed: bool = True,
                 files: StagedFiles,
-                lexical: list[LexicalText] | None = None) -> tuple[dict[str, Any], IngestResult]:
+                lexical: list[LexicalText]) -> tuple[dict[str, Any], IngestResult]:
     """Format, segment, embed and write one document; its segments' lexical texts are added to
     ``lexical`` once it is written, its Markdown copy and figures are staged in ``files``
     (published by the commit that registers it)."""
@@ -373,8 +369,7 @@ def _ingest_one(col: Collection, path: Path, doc_id: str, version: str, progress
     if title:
         record["title_override"] = title
     checkpoint("ingest:after-markdown")
-    if lexical is not None:
-        lexical.extend(lexical_text(s, key) for s in segments)
+    lexical.extend(lexical_text(s, key) for s in segments)
     result = IngestResult(doc_id, "added", title=doc.title, pages=doc.page_count,
                           sections=record["sections"], segments=len(segments),
                           warnings=tuple(warnings))

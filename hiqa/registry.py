@@ -40,13 +40,17 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     _fsync_dir(path.parent)
 
 
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _fsync_dir(directory: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    with contextlib.suppress(OSError):  # not every file system syncs a folder
+        _fsync(directory)
 
 
 class StagedFiles:
@@ -83,11 +87,7 @@ class StagedFiles:
 
     def publish(self) -> None:
         for tmp, _ in self._pending:
-            fd = os.open(tmp, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            _fsync(tmp)
         for tmp, path in self._pending:
             os.replace(tmp, path)
         for directory in dict.fromkeys(path.parent for _, path in self._pending):
@@ -155,7 +155,13 @@ class Registry:
 
     def version_keys(self) -> list[str]:
         """The ``doc_version`` keys of every registered document: what routes may return."""
-        return [version_key(d, m["hash"]) for d, m in self.documents.items()]
+        return list(self.version_segments())
+
+    def version_segments(self) -> dict[str, int]:
+        """Each registered ``doc_version`` key and the segments its record says it has (-1
+        when the record does not say)."""
+        return {version_key(d, m["hash"]): int(m.get("segments", -1))
+                for d, m in self.documents.items()}
 
     # ------------------------------------------------------------------ writing
     @contextlib.contextmanager

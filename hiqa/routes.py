@@ -27,7 +27,7 @@ from .lexical import LexicalIndex, LexicalText, Terms
 from .model import Segment
 from .params import check_k, check_weights
 from .segment import head_and_body
-from .store import payload_key, version_key
+from .store import payload_key
 
 if TYPE_CHECKING:
     from .collection import Collection
@@ -202,8 +202,7 @@ def lexical_terms(col: Collection, directory: Path, fresh: Sequence[LexicalText]
     and, for versions neither holds, the store's payloads.  Rows end in segment-id order
     (``Terms.join``), so the corpus, and every score, is the one a full rebuild gives.
     """
-    wanted = {version_key(d, m["hash"]): int(m.get("segments", -1))
-              for d, m in col.registry.documents.items()}
+    wanted = col.registry.version_segments()
     parts = []
     texts = [x for x in fresh if x.version in wanted]
     for part in (Terms.of(texts) if texts else None, Terms.load(directory)):
