@@ -137,6 +137,21 @@ def dead_url() -> str:
 Reply = Callable[[list[dict[str, str]]], str]
 
 
+class JsonHandler(BaseHTTPRequestHandler):
+    """A quiet request handler that answers JSON (the test servers' common part)."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _json(self, status: int, body: Any) -> None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
 class LocalServer:
     """A real HTTP server on localhost in a thread; a subclass gives ``_handler()``.
 
@@ -190,18 +205,7 @@ class ScriptedServer(LocalServer):
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def _json(self, status: int, body: Any) -> None:
-                data = body if isinstance(body, bytes) else json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
+        class Handler(JsonHandler):
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
                     self._json(200, {"object": "list", "data": [{"id": server.model}]})

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from llm_server import LocalServer, free_port
+from llm_server import JsonHandler, LocalServer, free_port
 
 from hiqa.embed import (
     CachedEmbedder,
@@ -398,25 +398,17 @@ class RecordingEmbeddingServer(LocalServer):
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
+        class Handler(JsonHandler):
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append(body)
                 vectors = hashed_vectors(body["input"], server.dim)
-                data = json.dumps({
+                self._json(200, {
                     "object": "list", "model": body["model"],
                     "data": [{"object": "embedding", "index": i, "embedding": v.tolist()}
                              for i, v in enumerate(vectors)],
                     "usage": {"prompt_tokens": 0, "total_tokens": 0},
-                }).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                })
 
         return Handler
 
