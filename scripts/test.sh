@@ -17,4 +17,9 @@ if ! command -v tesseract >/dev/null; then
     $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends \
         tesseract-ocr tesseract-ocr-eng >/dev/null
 fi
+# groff renders man pages as PDFs for the README's `bench_ingest_ab.py --pdf` (its --quick run).
+if ! command -v groff >/dev/null; then
+    SUDO=$([ "$(id -u)" = 0 ] && echo "" || echo sudo)
+    $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends groff >/dev/null
+fi
 exec $PY -m pytest -q "$@"
