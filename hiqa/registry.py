@@ -185,7 +185,10 @@ class Registry:
             result = change(self.data)
             if new_generation:
                 self.data["generation"] = uuid.uuid4().hex
-            atomic_write(self.path, json.dumps(self.data, indent=1, ensure_ascii=False))
+            # compact: every commit of an ingest rewrites the file, and at 5,000 documents an
+            # indented dump took 3x as long (0.12 s vs 0.04 s a write)
+            atomic_write(self.path,
+                         json.dumps(self.data, ensure_ascii=False, separators=(",", ":")))
             self._stamp = self._file_stamp()
         return result
 
