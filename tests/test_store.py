@@ -172,3 +172,25 @@ def test_a_lost_registry_is_rebuilt_with_one_version_per_document(settings, corp
     again.ingest([corpus])
     assert "largest" in " ".join(s.text for s in again.segments("wc.1.md"))
     assert again.store.count() == len(again)
+
+
+def test_only_the_searched_vector_gets_an_hnsw_graph(tmp_path):
+    """``content`` is never searched whole, so neither engine builds a graph for it: the
+    one-time index build of a large collection covers ``hca`` alone."""
+    from qdrant_client import QdrantClient
+
+    from hiqa.store.client import ClientStore
+    from hiqa.store.edge import EdgeStore
+
+    edge = EdgeStore(tmp_path / "shard", "t")
+    edge.create(8)
+    edge.close()
+    vectors = json.loads((tmp_path / "shard" / "edge_config.json").read_text())["vectors"]
+    assert vectors["content"]["hnsw_config"]["m"] == 0
+    assert vectors["hca"].get("hnsw_config", {}).get("m") != 0
+
+    client = QdrantClient(location=":memory:")
+    ClientStore(client, "t", ":memory:").create(8)
+    params = client.get_collection("hiqa__t").config.params.vectors
+    assert params["content"].hnsw_config.m == 0
+    assert params["hca"].hnsw_config is None or params["hca"].hnsw_config.m != 0

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from qdrant_client import QdrantClient, models
 
-from .base import BATCH, INDEXED_FIELDS, VECTOR_NAMES, Record, Store, record_of
+from .base import BATCH, INDEXED_FIELDS, SEARCHED_VECTORS, VECTOR_NAMES, Record, Store, record_of
 
 _SCROLL = 512
 
@@ -48,7 +48,9 @@ class ClientStore(Store):
 
     def create(self, dim: int) -> None:
         self.client.create_collection(self.qdrant_name, vectors_config={
-            v: models.VectorParams(size=int(dim), distance=models.Distance.COSINE)
+            v: models.VectorParams(
+                size=int(dim), distance=models.Distance.COSINE,
+                hnsw_config=None if v in SEARCHED_VECTORS else models.HnswConfigDiff(m=0))
             for v in VECTOR_NAMES})
         for field_name in INDEXED_FIELDS:
             with warnings.catch_warnings():

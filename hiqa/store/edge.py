@@ -18,7 +18,7 @@ import numpy as np
 import qdrant_edge as qe
 
 from ..errors import CollectionError
-from .base import BATCH, INDEXED_FIELDS, VECTOR_NAMES, Record, Store, record_of
+from .base import BATCH, INDEXED_FIELDS, SEARCHED_VECTORS, VECTOR_NAMES, Record, Store, record_of
 
 _SCROLL = 1024
 HNSW_FROM = 50_000
@@ -94,8 +94,11 @@ class EdgeStore(Store):
         return shard
 
     def create(self, dim: int) -> None:
+        # Qdrant's defaults but m=0: no graph (the binding wants all three fields)
+        no_graph = qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000)
         config = qe.EdgeConfig(vectors={
-            v: qe.EdgeVectorParams(size=int(dim), distance=qe.Distance.Cosine)
+            v: qe.EdgeVectorParams(size=int(dim), distance=qe.Distance.Cosine,
+                                   hnsw_config=None if v in SEARCHED_VECTORS else no_graph)
             for v in VECTOR_NAMES})
         self._shard = self._open(lambda: qe.EdgeShard.create(str(self.directory), config))
         for field_name in INDEXED_FIELDS:
