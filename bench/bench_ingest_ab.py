@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 from _common import MAKE_DEV_CORPUS, ensure_dev_corpus, scratch
-from bench_retrieval_ab import BEFORE_TERMS, export
+from bench_retrieval_ab import add_revisions, export, revisions
 
 _COUNT = """
 import json, sys
@@ -124,9 +124,7 @@ def report(revs: list[tuple[str, str]], counts: dict[str, dict[str, Any]],
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rev", action="append", metavar="NAME=REV",
-                    help=f"a revision to run (repeatable; default before={BEFORE_TERMS} now=.); "
-                         "the first is the one the others are compared with")
+    add_revisions(ap, "run")
     ap.add_argument("--docs", type=int, default=40, help="man pages to ingest (default 40)")
     ap.add_argument("--passes", type=int, default=2, help="runs per revision (default 2)")
     ap.add_argument("--pdf", action="store_true", help="ingest the pages as PDFs")
@@ -138,9 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.quick:
         args.docs, args.passes = 3, 1
-    revs = [tuple(r.split("=", 1)) for r in args.rev or [f"before={BEFORE_TERMS}", "now=."]]
-    if any(len(r) != 2 for r in revs) or len({name for name, _ in revs}) != len(revs):
-        ap.error("--rev takes NAME=REV, one distinct NAME per revision")
+    revs = revisions(ap, args)
     corpus = args.corpus or dev_corpus(args.docs, args.pdf)
     files = sorted(corpus.glob("*.pdf" if args.pdf else "*.md"))[:args.docs]
     if not files:

@@ -56,6 +56,20 @@ def export(rev: str, into: Path) -> Path:
     return tree
 
 
+def add_revisions(ap: argparse.ArgumentParser, verb: str) -> None:
+    ap.add_argument("--rev", action="append", metavar="NAME=REV",
+                    help=f"a revision to {verb} (repeatable; default before={BEFORE_TERMS} "
+                         "now=.); the first is the one the others are compared with")
+
+
+def revisions(ap: argparse.ArgumentParser, args: argparse.Namespace) -> list[tuple[str, str]]:
+    """``--rev`` as (name, revision) pairs, checked."""
+    revs = [tuple(r.split("=", 1)) for r in args.rev or [f"before={BEFORE_TERMS}", "now=."]]
+    if any(len(r) != 2 for r in revs) or len({name for name, _ in revs}) != len(revs):
+        ap.error("--rev takes NAME=REV, one distinct NAME per revision")
+    return revs  # type: ignore[return-value]
+
+
 def serve(tree: Path, corpus: Path, segments: int, questions: int, seed: int) -> None:
     """Worker: build ``tree``'s collection, then time the question numbers read from stdin."""
     sys.path[0:1] = [str(tree / "bench"), str(tree)]  # this revision's bench and hiqa, not ours
@@ -144,9 +158,7 @@ def report(revs: list[tuple[str, str]], info: dict[str, dict[str, Any]],
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rev", action="append", metavar="NAME=REV",
-                    help=f"a revision to time (repeatable; default before={BEFORE_TERMS} "
-                         "now=.); the first is the one the others are compared with")
+    add_revisions(ap, "time")
     ap.add_argument("--segments", type=int, default=20000)
     ap.add_argument("--questions", type=int, default=200)
     ap.add_argument("--passes", type=int, default=5, help="times each question is asked")
@@ -162,9 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.quick:
         args.segments, args.questions, args.passes = min(args.segments, 200), 20, 1
-    revs = [tuple(r.split("=", 1)) for r in args.rev or [f"before={BEFORE_TERMS}", "now=."]]
-    if any(len(r) != 2 for r in revs) or len({name for name, _ in revs}) != len(revs):
-        ap.error("--rev takes NAME=REV, one distinct NAME per revision")
+    revs = revisions(ap, args)
     docs_needed = int(args.segments / 11.0 * 1.1) + 20  # as bench_retrieval.py sizes its corpus
     corpus = args.corpus or scratch(f"hiqa-bench-retrieval-corpus-{docs_needed}")
     ensure_dev_corpus(corpus, docs_needed)
