@@ -42,7 +42,7 @@ def build(data_dir: Path, segments: int) -> int:
 
     corpus = data_dir.parent / "corpus"
     bs.make_corpus(corpus, segments)
-    row = bs.child_ingest(data_dir, corpus, "edge")
+    row = bs.child_ingest(data_dir, corpus, "edge", "uniform")  # as its README rows were run
     from hiqa import store
 
     store.close_all()
