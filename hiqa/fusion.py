@@ -57,6 +57,10 @@ class Candidates:
     bm25: np.ndarray
     matches: np.ndarray
     query: str = ""
+    sections: np.ndarray | None = None
+    """Each candidate's heading section (any integer naming it; a term's is its parent
+    section's).  Given, :func:`fuse` ranks one segment per section first (``one_per_section``);
+    None: every candidate is its own section."""
 
     def __post_init__(self) -> None:
         n = len(self.ids)
@@ -67,6 +71,8 @@ class Candidates:
             "bm25": _frozen(self.bm25, np.float64),
             "matches": _frozen(self.matches, np.int64),
         }
+        if self.sections is not None:
+            arrays["sections"] = _frozen(self.sections, np.int64)
         wrong = {name: len(a) for name, a in arrays.items() if len(a) != n}
         if wrong:
             shown = ", ".join(f"{name} has {size}" for name, size in wrong.items())
@@ -277,6 +283,8 @@ def fuse(
     scores = contributions["dense"] + contributions["bm25"] + contributions["keyword"]
     scores.setflags(write=False)
     order = np.argsort(-scores, kind="stable")
+    if candidates.sections is not None:
+        order = one_per_section(order, candidates.sections)
     order.setflags(write=False)
     return Ranking(
         candidate_ids=candidates.ids,
@@ -287,6 +295,28 @@ def fuse(
         alpha=float(alpha),
         beta=float(beta),
     )
+
+
+def one_per_section(order: np.ndarray, sections: np.ndarray) -> np.ndarray:
+    """``order`` with each section's best candidate first, then each one's second, and so on,
+    score order kept within each round.
+
+    A section split into many segments (a definition list's terms, a long section's pieces)
+    otherwise fills the top ranks with one section: the question "copy files and set
+    attributes" had ten options of cp(1)'s description as its top 10, and install(1), whose
+    summary it is, at 12.  Recall counts a section once, whichever of its segments is ranked,
+    and an answer is better for evidence from more sections, so the further segments of a
+    section shown already wait until every section has had its turn.  This is result
+    crowding (one hit per site in web search, field collapsing in Lucene) with the section as
+    the unit; scores are unchanged, only the order.  Measured on every dev set (README,
+    Evaluation): Recall@5 and MRR up on all five, none down.
+    """
+    turn = np.empty(len(order), dtype=np.int64)
+    seen: dict[int, int] = {}
+    for r, section in enumerate(sections[order].tolist()):
+        turn[r] = seen.get(section, 0)
+        seen[section] = turn[r] + 1
+    return np.asarray(order[np.argsort(turn, kind="stable")])
 
 
 @dataclass(frozen=True)

@@ -495,6 +495,14 @@ class LexicalIndex:
         return np.fromiter((get(sid, -1) for sid in segment_ids), dtype=np.intp,
                            count=len(segment_ids))
 
+    def sections(self, positions: np.ndarray) -> np.ndarray:
+        """The heading section of the segments at ``positions`` (from ``positions``): its row in
+        the context field, or the segment's own position where the index has none (``fixed``
+        windows, which have no section)."""
+        if len(self._context_of) == len(self.ids):
+            return self._context_of[positions]
+        return -1 - positions  # negative: never a context row
+
     def __len__(self) -> int:
         return len(self.ids)
 

@@ -267,7 +267,7 @@ def retrieve_vector(col: Collection, query: str, qvec: np.ndarray, *, k: int = R
     matches = np.array([doc_m[doc_of[i]] for i in ids], dtype=np.int64)
     timings["union"] = time.perf_counter() - t2
     cands = Candidates(ids=tuple(ids), dense=dense, dense_content=content, bm25=bm25,
-                       matches=matches, query=query)
+                       matches=matches, query=query, sections=lexical.sections(pos))
     segments = CandidateSegments(ids, lambda wanted: fetch(col, d, wanted))
     return SearchResult(query=query, candidates=cands, segments=segments, timings=timings)
 

@@ -149,3 +149,30 @@ def test_eval_uses_given_keywords_and_forgets_them_on_the_next_run(settings, cor
     assert plain != full  # the keyword bonus moved the fused scores
     plain, full = scores(None, "without")
     assert plain == full
+
+
+def test_beta_moves_the_fusion_surface_on_the_demo_with_its_lexicon(tmp_path):
+    """The keyword bonus is wired into the α/β grid and matters on a real collection: the whole
+    shipped demo (PostgreSQL pages, its expert lexicon, its shipped vectors) ranks differently
+    at β 0 and β 1 for the same α."""
+    import csv
+    import shutil
+    from pathlib import Path
+
+    from hiqa.settings import Settings
+
+    demo = Path(__file__).resolve().parents[1] / "data" / "demo"
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    shutil.copy(demo / "embeddings.sqlite3", cache / "embeddings.sqlite3")
+    lexicon: dict[str, list[str]] = {}
+    with (demo / "lexicon.csv").open(encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            lexicon.setdefault(row["doc"], []).append(row["keyword"])
+    report = run_eval(demo / "docs", demo / "questions.jsonl", variants=["full"],
+                      settings=Settings(data_dir=tmp_path / "data", cache_override=cache),
+                      fusion_grid=True, keywords={"lexicon": lexicon})
+    surface = report["fusion_grid"]["surface"]
+    betas = surface["beta"]
+    mrr = surface["mrr"]
+    assert mrr[betas.index(0.0)] != mrr[betas.index(1.0)]

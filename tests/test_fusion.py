@@ -319,3 +319,21 @@ def test_a_pending_dense_score_takes_the_candidates_bm25_score():
     none = Candidates(ids=c.ids, dense=np.full(3, np.nan), dense_content=c.dense_content,
                       bm25=c.bm25, matches=c.matches, query="q")
     assert not fuse(none, "minmax", alpha=0.7, beta=0.0).contributions["dense"].any()
+
+
+def test_one_segment_per_section_first_then_the_rest_in_score_order() -> None:
+    dense = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4]  # score order s0..s5
+    sections = [7, 7, 7, 3, 3, 9]  # s0-s2 one section (say three options of one list)
+    plain = fuse(_cands(dense, [0] * 6), FusionMethod.MINMAX, 1.0, 0.0)
+    assert plain.ids() == ["s0", "s1", "s2", "s3", "s4", "s5"]
+    c = Candidates(ids=tuple(f"s{i}" for i in range(6)), dense=np.array(dense),
+                   dense_content=np.full(6, np.nan), bm25=np.zeros(6), matches=np.zeros(6, int),
+                   sections=np.array(sections))
+    crowded = fuse(c, FusionMethod.MINMAX, 1.0, 0.0)
+    # each section's best (s0, s3, s5), then each one's second (s1, s4), then s2
+    assert crowded.ids() == ["s0", "s3", "s5", "s1", "s4", "s2"]
+    assert np.array_equal(crowded.scores, plain.scores)  # the order moves, no score does
+    assert crowded.rank_of("s2") == 6
+    # re-fusion with other weights crowds the new order again
+    refused = fuse(c, FusionMethod.MINMAX, 0.0, 0.0)
+    assert len({sections[int(i[1:])] for i in refused.ids()[:3]}) == 3

@@ -146,3 +146,28 @@ def test_plain_text_indented_terms(tmp_path, text, expected):
         first = next(s for s in doc.sections if s.kind == "term")
         assert first.body.startswith("Normally, the tool checks")
         assert "sure the log matches." in first.body
+
+
+def test_a_long_definition_list_does_not_fill_the_top_hits(settings, tmp_path):
+    """One segment per section first (``fusion.one_per_section``), on a real collection: a
+    question every option of one list matches still gets the other sections into its top
+    hits, and the list's other options follow instead of being dropped."""
+    from hiqa.collection import Collection
+    from hiqa.routes import context_key
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    options = "\n\n".join(
+        f"- --{name}\n\nCopy the files and keep their {name} attributes when copying."
+        for name in ("mode", "owner", "timestamps", "links", "context", "xattr"))
+    write(root, "copy.1.md", f"# copy(1)\n\n## OPTIONS\n\n{options}\n\n## BUGS\n\nNone known.\n")
+    write(root, "place.1.md", "# place(1)\n\n## DESCRIPTION\n\nCopy files and set attributes "
+                              "such as the mode and the owner.\n\n## EXIT STATUS\n\nZero.\n")
+    col = Collection("crowd", settings, create=True)
+    col.ingest([root])
+    hits = col.retrieve("copy files and set their attributes").rank(k=10)
+    keys = [context_key(h.segment) for h in hits]
+    distinct = list(dict.fromkeys(keys))
+    assert keys[:len(distinct)] == distinct  # every section once before any second segment
+    assert sum(1 for h in hits if h.segment.kind == "term") == 6  # all six options still there
+    assert "DESCRIPTION" in [h.segment.path[-1] for h in hits[:3]]
