@@ -496,9 +496,9 @@ class LexicalIndex:
                            count=len(segment_ids))
 
     def sections(self, positions: np.ndarray) -> np.ndarray:
-        """The heading section of the segments at ``positions`` (from ``positions``): its row in
-        the context field, or the segment's own position where the index has none (``fixed``
-        windows, which have no section)."""
+        """The heading section of the segments at ``positions`` (as ``positions()`` gives
+        them): its row in the context field, or, where the index has no context field (``fixed``
+        windows have no section), a number of the segment's own."""
         if len(self._context_of) == len(self.ids):
             return self._context_of[positions]
         return -1 - positions  # negative: never a context row
