@@ -14,8 +14,16 @@ from typing import Any
 import numpy as np
 from qdrant_client import QdrantClient, models
 
-from .base import (BATCH, INDEXED_FIELDS, SEARCHED_VECTORS, VECTOR_NAMES, Record, Store, hnsw_ef,
-                   record_of)
+from .base import (
+    BATCH,
+    INDEXED_FIELDS,
+    SEARCHED_VECTORS,
+    VECTOR_NAMES,
+    Record,
+    Store,
+    hnsw_ef,
+    record_of,
+)
 
 _SCROLL = 512
 

@@ -18,8 +18,16 @@ import numpy as np
 import qdrant_edge as qe
 
 from ..errors import CollectionError
-from .base import (BATCH, INDEXED_FIELDS, SEARCHED_VECTORS, VECTOR_NAMES, Record, Store, hnsw_ef,
-                   record_of)
+from .base import (
+    BATCH,
+    INDEXED_FIELDS,
+    SEARCHED_VECTORS,
+    VECTOR_NAMES,
+    Record,
+    Store,
+    hnsw_ef,
+    record_of,
+)
 
 _SCROLL = 1024
 HNSW_FROM = 50_000
