@@ -270,7 +270,8 @@ def time_refusion(results: list[SearchResult], reps: int) -> dict[str, Any]:
     c = big.candidates
     n = min(200, len(c))
     cands = Candidates(ids=c.ids[:n], dense=c.dense[:n], dense_content=c.dense_content[:n],
-                       bm25=c.bm25[:n], matches=c.matches[:n], query=c.query)
+                       bm25=c.bm25[:n], matches=c.matches[:n], query=c.query,
+                       sections=None if c.sections is None else c.sections[:n])
     out: dict[str, Any] = {"candidates": n}
     for method in FusionMethod:
         times = []
