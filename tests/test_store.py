@@ -194,3 +194,47 @@ def test_only_the_searched_vector_gets_an_hnsw_graph(tmp_path):
     params = client.get_collection("hiqa__t").config.params.vectors
     assert params["content"].hnsw_config.m == 0
     assert params["hca"].hnsw_config is None or params["hca"].hnsw_config.m != 0
+    assert params["hca"].quantization_config.scalar.type == "int8"
+    assert params["content"].quantization_config is None
+
+
+def test_the_int8_graph_leaves_every_score_exact(tmp_path, monkeypatch):
+    """``hca`` is also kept as int8, and the HNSW graph is built and walked with it; what the
+    dense route and the fill-in scores return must still be the float vectors' cosines (the
+    fusion normalises them), which Qdrant gives only when asked to rescore or ignore the int8
+    copy.  The raw int8 scores are checked to differ, so the graph really is quantized."""
+    import numpy as np
+    import qdrant_edge as qe
+
+    from hiqa.store import edge as edge_module
+    from hiqa.store.edge import EdgeStore
+
+    rng = np.random.default_rng(0)
+    n, dim = 12_000, 384  # above the optimizer's own indexing threshold
+    centres = rng.standard_normal((20, dim))
+    v = centres[rng.integers(0, 20, n)] + 0.7 * rng.standard_normal((n, dim))
+    v = (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+    ids = [f"00000000-0000-0000-0000-{i:012d}" for i in range(n)]
+    s = EdgeStore(tmp_path / "shard", "t")
+    s.create(dim)
+    s.upsert(ids, [{"doc_id": f"d{i // 40}", "doc_version": f"d{i // 40}@1"} for i in range(n)],
+             {"hca": v, "content": v})
+    monkeypatch.setattr(edge_module, "HNSW_FROM", 1_000)
+    assert s.optimize()
+    q = v[5] + 0.03 * rng.standard_normal(dim).astype(np.float32)  # a question near a text
+    q /= np.linalg.norm(q)
+    exact = dict(zip(ids, (v @ q).tolist()))
+
+    raw = s.shard.query(qe.QueryRequest(
+        limit=100, query=qe.Query.Nearest(q.tolist(), using="hca"),
+        params=qe.SearchParams(quantization=qe.QuantizationSearchParams(rescore=False))))
+    assert max(abs(p.score - exact[str(p.id)]) for p in raw) > 1e-4  # int8 scores
+
+    found = s.nearest(q, using="hca", k=100, versions=None)
+    assert len(found) == 100
+    assert max(abs(score - exact[i]) for i, score in found) < 1e-5
+    top10 = sorted(exact, key=exact.__getitem__, reverse=True)[:10]
+    assert len(set(top10) & {i for i, _ in found[:10]}) >= 9
+    scored = s.scores(ids[:50], q, "hca")
+    assert max(abs(scored[i] - exact[i]) for i in ids[:50]) < 1e-5
+    s.close()

@@ -17,6 +17,8 @@ from qdrant_client import QdrantClient, models
 from .base import (
     BATCH,
     INDEXED_FIELDS,
+    QUANTILE,
+    QUANTIZED_VECTORS,
     SEARCHED_VECTORS,
     VECTOR_NAMES,
     Record,
@@ -62,7 +64,10 @@ class ClientStore(Store):
         self.client.create_collection(self.qdrant_name, vectors_config={
             v: models.VectorParams(
                 size=int(dim), distance=models.Distance.COSINE,
-                hnsw_config=None if v in SEARCHED_VECTORS else models.HnswConfigDiff(m=0))
+                hnsw_config=None if v in SEARCHED_VECTORS else models.HnswConfigDiff(m=0),
+                quantization_config=models.ScalarQuantization(scalar=models.ScalarQuantizationConfig(
+                    type=models.ScalarType.INT8, quantile=QUANTILE, always_ram=True))
+                if v in QUANTIZED_VECTORS else None)
             for v in VECTOR_NAMES})
         for field_name in INDEXED_FIELDS:
             with warnings.catch_warnings():
@@ -142,7 +147,8 @@ class ClientStore(Store):
         res = self.client.query_points(
             self.qdrant_name, query=np.asarray(qvec, dtype=np.float32).tolist(), using=using,
             limit=k, query_filter=models.Filter(must=must) if must else None, with_payload=False,
-            search_params=None if self.local else models.SearchParams(hnsw_ef=hnsw_ef(k)))
+            search_params=None if self.local else models.SearchParams(
+                hnsw_ef=hnsw_ef(k), quantization=models.QuantizationSearchParams(rescore=True)))
         return [(str(p.id), float(p.score)) for p in res.points]
 
     def scores(self, ids: Sequence[str], qvec: np.ndarray, using: str) -> dict[str, float]:
@@ -152,7 +158,9 @@ class ClientStore(Store):
         res = self.client.query_points(
             self.qdrant_name, query=np.asarray(qvec, dtype=np.float32).tolist(), using=using,
             limit=len(ids), with_payload=False,
-            query_filter=models.Filter(must=[models.HasIdCondition(has_id=list(ids))]))
+            query_filter=models.Filter(must=[models.HasIdCondition(has_id=list(ids))]),
+            search_params=None if self.local else models.SearchParams(
+                quantization=models.QuantizationSearchParams(ignore=True)))
         return {str(p.id): float(p.score) for p in res.points}
 
     def missing(self, name: str, *, limit: int, fields: Sequence[str] | bool = True,

@@ -21,6 +21,8 @@ from ..errors import CollectionError
 from .base import (
     BATCH,
     INDEXED_FIELDS,
+    QUANTILE,
+    QUANTIZED_VECTORS,
     SEARCHED_VECTORS,
     VECTOR_NAMES,
     Record,
@@ -105,9 +107,11 @@ class EdgeStore(Store):
     def create(self, dim: int) -> None:
         # Qdrant's defaults but m=0: no graph (the binding wants all three fields)
         no_graph = qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000)
+        int8 = qe.ScalarQuantizationConfig(qe.ScalarType.Int8, quantile=QUANTILE, always_ram=True)
         config = qe.EdgeConfig(vectors={
             v: qe.EdgeVectorParams(size=int(dim), distance=qe.Distance.Cosine,
-                                   hnsw_config=None if v in SEARCHED_VECTORS else no_graph)
+                                   hnsw_config=None if v in SEARCHED_VECTORS else no_graph,
+                                   quantization_config=int8 if v in QUANTIZED_VECTORS else None)
             for v in VECTOR_NAMES})
         self._shard = self._open(lambda: qe.EdgeShard.create(str(self.directory), config))
         for field_name in INDEXED_FIELDS:
@@ -204,7 +208,8 @@ class EdgeStore(Store):
             limit=k, query=qe.Query.Nearest(np.asarray(qvec, dtype=np.float32).tolist(),
                                             using=using),
             filter=qe.Filter(must=must) if must else None, with_payload=False,
-            with_vector=False, params=qe.SearchParams(hnsw_ef=hnsw_ef(k))))
+            with_vector=False, params=qe.SearchParams(
+                hnsw_ef=hnsw_ef(k), quantization=qe.QuantizationSearchParams(rescore=True))))
         return [(str(p.id), float(p.score)) for p in found]
 
     def scores(self, ids: Sequence[str], qvec: np.ndarray, using: str) -> dict[str, float]:
@@ -215,7 +220,8 @@ class EdgeStore(Store):
             limit=len(ids), query=qe.Query.Nearest(np.asarray(qvec, dtype=np.float32).tolist(),
                                                    using=using),
             filter=qe.Filter(must=[qe.HasIdCondition(set(ids))]), with_payload=False,
-            with_vector=False))
+            with_vector=False, params=qe.SearchParams(
+                quantization=qe.QuantizationSearchParams(ignore=True))))
         return {str(p.id): float(p.score) for p in found}
 
     def missing(self, name: str, *, limit: int, fields: Sequence[str] | bool = True,
