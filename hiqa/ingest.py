@@ -218,6 +218,7 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
         sweep_orphans(col)
         docs = col.registry.documents
         pending: dict[str, dict[str, Any]] = {}
+        any_added = False  # whether this run registers a document (finalize then)
         replaced: list[tuple[str, str]] = []
         last_commit = time.monotonic()
         seen = {m.get("file_hash", m["hash"]): d for d, m in docs.items()}
@@ -274,6 +275,7 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
             if moved:
                 warnings.insert(0, f"replaces the document of the same id from {old['source']}")
             pending[doc_id] = record
+            any_added = True
             replaced.append((doc_id, version_key(doc_id, version)))
             results.append(replace(result, status="updated" if old else "added",
                                    warnings=tuple(warnings), seconds=time.perf_counter() - t0))
@@ -282,6 +284,7 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
                 last_commit = time.monotonic()
         if pending:
             _commit(col, pending, replaced, staged)
+        if any_added:  # even when the last document's timed commit left nothing pending
             checkpoint("ingest:before-derived")
             progress("finalize", "", 0, 1)
             derived(col, force=True, fresh=written)

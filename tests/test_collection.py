@@ -118,6 +118,29 @@ def test_markdown_copies_are_durable_before_the_commit_that_names_them(settings,
         assert Path(record["markdown"]).read_text(encoding="utf-8").strip(), doc_id
 
 
+def test_finalize_runs_when_the_last_document_was_committed_on_time(settings, corpus,
+                                                                     monkeypatch):
+    """The registry is committed every ``COMMIT_EVERY_S``; when that commit fell on the last
+    document, nothing was left pending and the ingest skipped its finalize stage: no lexical
+    index saved for the new generation (the first search rebuilt it, reading every payload
+    back) and no ``optimize`` (a large shard stayed without its int8 copy or graph)."""
+    import hiqa.ingest
+    from hiqa.lexical import LexicalIndex
+
+    monkeypatch.setattr(hiqa.ingest, "COMMIT_EVERY_S", 0.0)  # a commit after every document
+    optimized: list[int] = []
+    col = Collection("man", settings, create=True)
+    real_optimize = col.store.optimize
+    monkeypatch.setattr(col.store, "optimize", lambda: optimized.append(1) or real_optimize())
+    stages: list[tuple[str, int, int]] = []
+    col.ingest([corpus], progress=lambda stage, doc, done, total: stages.append(
+        (stage, done, total)))
+    assert optimized == [1]
+    assert ("finalize", 1, 1) in stages
+    gen = col.registry.generation
+    assert LexicalIndex.load(col.dir / "derived" / "bm25", gen) is not None
+
+
 def test_refusion_equals_full_recompute(settings, corpus):
     col = build(settings, corpus)
     result = col.retrieve("print the first lines of a file")
