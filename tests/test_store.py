@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from index_fixtures import DOCS, store_held_elsewhere
@@ -175,8 +176,8 @@ def test_a_lost_registry_is_rebuilt_with_one_version_per_document(settings, corp
 
 
 def test_only_the_searched_vector_gets_an_hnsw_graph(tmp_path):
-    """``content`` is never searched whole, so neither engine builds a graph for it: the
-    one-time index build of a large collection covers ``hca`` alone."""
+    """``content`` is never searched whole, so neither engine builds a graph (or an int8 copy)
+    for it: the one-time index build of a large collection covers ``hca`` alone."""
     from qdrant_client import QdrantClient
 
     from hiqa.store.client import ClientStore
@@ -188,6 +189,8 @@ def test_only_the_searched_vector_gets_an_hnsw_graph(tmp_path):
     vectors = json.loads((tmp_path / "shard" / "edge_config.json").read_text())["vectors"]
     assert vectors["content"]["hnsw_config"]["m"] == 0
     assert vectors["hca"].get("hnsw_config", {}).get("m") != 0
+    assert vectors["hca"]["quantization_config"]["scalar"]["type"] == "int8"
+    assert vectors["content"].get("quantization_config") is None
 
     client = QdrantClient(location=":memory:")
     ClientStore(client, "t", ":memory:").create(8)
@@ -198,33 +201,39 @@ def test_only_the_searched_vector_gets_an_hnsw_graph(tmp_path):
     assert params["content"].quantization_config is None
 
 
-def test_the_int8_graph_leaves_every_score_exact(tmp_path, monkeypatch):
-    """``hca`` is also kept as int8, and the HNSW graph is built and walked with it; what the
-    dense route and the fill-in scores return must still be the float vectors' cosines (the
-    fusion normalises them), which Qdrant gives only when asked to rescore or ignore the int8
-    copy.  The raw int8 scores are checked to differ, so the graph really is quantized."""
+def _clustered_store(tmp_path, monkeypatch, n=12_000, dim=384):
+    """An optimized Edge store of ``n`` clustered unit vectors: int8 copy and HNSW graph (``n``
+    is above the optimizer's own size threshold), and a question near one of its texts."""
     import numpy as np
-    import qdrant_edge as qe
 
     from hiqa.store import edge as edge_module
-    from hiqa.store.edge import EdgeStore
 
     rng = np.random.default_rng(0)
-    n, dim = 12_000, 384  # above the optimizer's own indexing threshold
     centres = rng.standard_normal((20, dim))
     v = centres[rng.integers(0, 20, n)] + 0.7 * rng.standard_normal((n, dim))
     v = (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
     ids = [f"00000000-0000-0000-0000-{i:012d}" for i in range(n)]
-    s = EdgeStore(tmp_path / "shard", "t")
+    s = edge_module.EdgeStore(tmp_path / "shard", "t")
     s.create(dim)
     s.upsert(ids, [{"doc_id": f"d{i // 40}", "doc_version": f"d{i // 40}@1"} for i in range(n)],
              {"hca": v, "content": v})
     monkeypatch.setattr(edge_module, "HNSW_FROM", 1_000)
     assert s.optimize()
-    q = v[5] + 0.03 * rng.standard_normal(dim).astype(np.float32)  # a question near a text
-    q /= np.linalg.norm(q)
-    exact = dict(zip(ids, (v @ q).tolist()))
+    q = v[5] + 0.03 * rng.standard_normal(dim).astype(np.float32)
+    return s, ids, v, q / np.linalg.norm(q)
 
+
+def test_the_int8_graph_leaves_every_score_exact(tmp_path, monkeypatch):
+    """``hca`` is also kept as int8, and the HNSW graph is built and walked with it; what the
+    dense route and the fill-in scores return must still be the float vectors' cosines (the
+    fusion normalises them), which Qdrant gives only when asked to rescore or ignore the int8
+    copy.  The raw int8 scores are checked to differ, so the graph really is quantized."""
+    import qdrant_edge as qe
+
+    s, ids, v, q = _clustered_store(tmp_path, monkeypatch)
+    links = list((tmp_path / "shard").glob("segments/*/vector_index-hca/links*.bin"))
+    assert links and max(f.stat().st_size for f in links) > 100_000  # a graph of 12k points
+    exact = dict(zip(ids, (v @ q).tolist()))
     raw = s.shard.query(qe.QueryRequest(
         limit=100, query=qe.Query.Nearest(q.tolist(), using="hca"),
         params=qe.SearchParams(quantization=qe.QuantizationSearchParams(rescore=False))))
@@ -233,8 +242,31 @@ def test_the_int8_graph_leaves_every_score_exact(tmp_path, monkeypatch):
     found = s.nearest(q, using="hca", k=100, versions=None)
     assert len(found) == 100
     assert max(abs(score - exact[i]) for i, score in found) < 1e-5
-    top10 = sorted(exact, key=exact.__getitem__, reverse=True)[:10]
-    assert len(set(top10) & {i for i, _ in found[:10]}) >= 9
+    best = sorted(exact, key=exact.__getitem__, reverse=True)
+    assert [i for i, _ in found[:10]] == best[:10]
+    assert len(set(best[:100]) & {i for i, _ in found}) >= 95
     scored = s.scores(ids[:50], q, "hca")
     assert max(abs(scored[i] - exact[i]) for i in ids[:50]) < 1e-5
     s.close()
+
+
+def test_the_int8_copy_is_read_ahead_at_open(tmp_path, monkeypatch):
+    """``EdgeStore`` reads the int8 files ahead at open (Qdrant maps them for random access,
+    and the first search of a process fetched them a page at a time): the file pattern it
+    reads must still be where this Qdrant Edge writes the copy."""
+    from hiqa.store import edge as edge_module
+
+    s, *_ = _clustered_store(tmp_path, monkeypatch)
+    s.close()
+    files = list((tmp_path / "shard").glob("segments/*/vector_storage-*/quantized.data"))
+    assert files and sum(f.stat().st_size for f in files) >= 12_000 * 384
+    read: list[str] = []
+    real_open = Path.open
+
+    def spy(self, *a, **k):
+        read.append(self.name)
+        return real_open(self, *a, **k)
+
+    monkeypatch.setattr(Path, "open", spy)
+    edge_module.EdgeStore(tmp_path / "shard", "t").shard.close()
+    assert "quantized.data" in read

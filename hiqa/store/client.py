@@ -16,6 +16,7 @@ from qdrant_client import QdrantClient, models
 
 from .base import (
     BATCH,
+    DENSE_OVERSAMPLING,
     INDEXED_FIELDS,
     QUANTILE,
     QUANTIZED_VECTORS,
@@ -148,7 +149,8 @@ class ClientStore(Store):
             self.qdrant_name, query=np.asarray(qvec, dtype=np.float32).tolist(), using=using,
             limit=k, query_filter=models.Filter(must=must) if must else None, with_payload=False,
             search_params=None if self.local else models.SearchParams(
-                hnsw_ef=hnsw_ef(k), quantization=models.QuantizationSearchParams(rescore=True)))
+                hnsw_ef=hnsw_ef(k), quantization=models.QuantizationSearchParams(
+                    rescore=True, oversampling=DENSE_OVERSAMPLING)))
         return [(str(p.id), float(p.score)) for p in res.points]
 
     def scores(self, ids: Sequence[str], qvec: np.ndarray, using: str) -> dict[str, float]:
