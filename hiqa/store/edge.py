@@ -63,8 +63,9 @@ def _read_ahead(directory: Path) -> None:
     """Read the shard's int8 vector files once, in large blocks, so that the OS holds them.
 
     Qdrant maps them for random access, so the first search of a fresh process fetched them a
-    page at a time: 0.2 s through the graph of a bare 100k-point shard, 1.3 s for a scan of
-    200k points, which took 11 ms after this read (0.1 s for 200k points).  The file name is Qdrant's; if it changes, only the first search slows down
+    page at a time: 0.2 s through the graph of a bare 100k-point shard, 1.3 s when it scanned
+    200k points; after this read (0.1 s at 200k) that scan took 11 ms.  The file name is
+    Qdrant's; if it changes, only the first search slows down
     (``test_the_int8_copy_is_read_ahead_at_open`` checks that the name still matches)."""
     for path in directory.glob("segments/*/vector_storage-*/quantized.data"):
         try:
