@@ -270,3 +270,41 @@ def test_the_int8_copy_is_read_ahead_at_open(tmp_path, monkeypatch):
     monkeypatch.setattr(Path, "open", spy)
     edge_module.EdgeStore(tmp_path / "shard", "t").shard.close()
     assert "quantized.data" in read
+
+
+def test_a_shard_made_before_the_int8_copy_still_answers_exactly(tmp_path):
+    """Collections keep the config they were created with: a shard with a float graph and no
+    int8 copy (HiQA's config before it) must take the new search parameters (rescore,
+    oversampling, ignore) and give the same exact cosines."""
+    import numpy as np
+    import qdrant_edge as qe
+
+    from hiqa.store.edge import EdgeStore
+
+    no_graph = qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000)
+    old = qe.EdgeConfig(vectors={v: qe.EdgeVectorParams(
+        size=384, distance=qe.Distance.Cosine, hnsw_config=None if v == "hca" else no_graph)
+        for v in ("hca", "content")})
+    rng = np.random.default_rng(1)
+    n = 12_000
+    v = rng.standard_normal((n, 384)).astype(np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    ids = [f"00000000-0000-0000-0000-{i:012d}" for i in range(n)]
+    shard = qe.EdgeShard.create(str(tmp_path / "shard"), old)
+    for i in range(0, n, 256):
+        shard.update(qe.UpdateOperation.upsert_points([
+            qe.Point(id=ids[j], payload={"doc_id": "a"},
+                     vector={"hca": v[j].tolist(), "content": v[j].tolist()})
+            for j in range(i, min(n, i + 256))]))
+    assert shard.optimize()
+    shard.close()
+    assert not list((tmp_path / "shard").glob("segments/*/vector_storage-hca/quantized.data"))
+
+    store = EdgeStore(tmp_path / "shard", "old")
+    exact = dict(zip(ids, (v @ v[3]).tolist()))
+    found = store.nearest(v[3], using="hca", k=100, versions=None)
+    assert found[0][0] == ids[3] and len(found) == 100
+    assert max(abs(score - exact[i]) for i, score in found) < 1e-5
+    scored = store.scores(ids[:20], v[3], "hca")
+    assert max(abs(scored[i] - exact[i]) for i in ids[:20]) < 1e-5
+    store.close()
