@@ -170,6 +170,8 @@ def child_ingest(data: Path, corpus: Path, store: str, geometry: str) -> dict[st
     row = {"segments": n, "failed": len(failed), "ingest_s": wall, "embed_s": fake.seconds,
            "index_build_s": build.get("s"),
            "ingest_segments_per_s": n / max(1e-9, wall - fake.seconds - build.get("s", 0.0)),
+           # the same with the one-time index build counted (still without embedding)
+           "ingest_segments_per_s_with_build": n / max(1e-9, wall - fake.seconds),
            "ingest_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
     extra = corpus.with_name(corpus.name + "-extra")
     make_corpus(extra, SECTIONS_PER_DOC, seed=1)  # one more document, as a user adds one
@@ -288,13 +290,15 @@ def main(argv: list[str] | None = None) -> int:
           f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print()
     print("| store | segments | open s | p50 ms | p95 ms | peak RSS MB (query) | "
-          "ingest seg/s (excl. embedding, index build) | index build s | ingest s (all) | "
+          "ingest seg/s (excl. embedding, index build) | index build s | "
+          "ingest seg/s (excl. embedding; build counted) | ingest s (all) | "
           "peak RSS MB (ingest) | add 1 doc s | disk MB (allocated) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(f"| {r['store']} | {r['segments']:,} | {r['open_s']:.2f} | {r['p50_ms']:.1f} | "
               f"{r['p95_ms']:.1f} | {r['query_peak_rss_mb']:.0f} | "
               f"{r['ingest_segments_per_s']:,.0f} | {_seconds(r['index_build_s'])} | "
+              f"{r.get('ingest_segments_per_s_with_build', float('nan')):,.0f} | "
               f"{r['ingest_s']:.1f} | {r['ingest_peak_rss_mb']:.0f} | "
               f"{r.get('add_one_s', float('nan')):.2f} | {r['disk_mb']:.0f} |")
     return 0
