@@ -218,7 +218,6 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
         sweep_orphans(col)
         docs = col.registry.documents
         pending: dict[str, dict[str, Any]] = {}
-        any_added = False  # whether this run registers a document (finalize then)
         replaced: list[tuple[str, str]] = []
         last_commit = time.monotonic()
         seen = {m.get("file_hash", m["hash"]): d for d, m in docs.items()}
@@ -275,7 +274,6 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
             if moved:
                 warnings.insert(0, f"replaces the document of the same id from {old['source']}")
             pending[doc_id] = record
-            any_added = True
             replaced.append((doc_id, version_key(doc_id, version)))
             results.append(replace(result, status="updated" if old else "added",
                                    warnings=tuple(warnings), seconds=time.perf_counter() - t0))
@@ -284,7 +282,9 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
                 last_commit = time.monotonic()
         if pending:
             _commit(col, pending, replaced, staged)
-        if any_added:  # even when the last document's timed commit left nothing pending
+        # finalize when this run registered a document, even when the last document's timed
+        # commit left nothing pending
+        if any(r.status in ("added", "updated") for r in results):
             checkpoint("ingest:before-derived")
             progress("finalize", "", 0, 1)
             derived(col, force=True, fresh=written)
