@@ -251,15 +251,12 @@ def test_the_int8_graph_leaves_every_score_exact(tmp_path, monkeypatch):
 
 
 def test_the_int8_copy_is_read_ahead_at_open(tmp_path, monkeypatch):
-    """``EdgeStore`` reads the int8 files ahead at open (Qdrant maps them for random access,
-    and the first search of a process fetched them a page at a time): the file pattern it
-    reads must still be where this Qdrant Edge writes the copy."""
+    """``EdgeStore`` reads the int8 files ahead once ``optimize`` has built them and at open
+    (Qdrant maps them for random access, and the first search of a process fetched them a page
+    at a time): the file pattern it reads must still be where this Qdrant Edge writes the
+    copy."""
     from hiqa.store import edge as edge_module
 
-    s, *_ = _clustered_store(tmp_path, monkeypatch)
-    s.close()
-    files = list((tmp_path / "shard").glob("segments/*/vector_storage-*/quantized.data"))
-    assert files and sum(f.stat().st_size for f in files) >= 12_000 * 384
     read: list[str] = []
     real_open = Path.open
 
@@ -268,8 +265,14 @@ def test_the_int8_copy_is_read_ahead_at_open(tmp_path, monkeypatch):
         return real_open(self, *a, **k)
 
     monkeypatch.setattr(Path, "open", spy)
+    s, *_ = _clustered_store(tmp_path, monkeypatch)
+    assert "quantized.data" in read  # after the build
+    s.close()
+    files = list((tmp_path / "shard").glob("segments/*/vector_storage-*/quantized.data"))
+    assert files and sum(f.stat().st_size for f in files) >= 12_000 * 384
+    read.clear()
     edge_module.EdgeStore(tmp_path / "shard", "t").shard.close()
-    assert "quantized.data" in read
+    assert "quantized.data" in read  # at open
 
 
 def test_a_shard_made_before_the_int8_copy_still_answers_exactly(tmp_path):

@@ -162,7 +162,10 @@ class EdgeStore(Store):
         points."""
         if not self.exists() or self.count() < HNSW_FROM:
             return False
-        return bool(self.shard.optimize())
+        built = bool(self.shard.optimize())
+        if built:  # the searches this process makes next read the new copy
+            _read_ahead(self.directory)
+        return built
 
     def close(self) -> None:
         if self._shard is not None:
