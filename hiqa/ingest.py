@@ -33,15 +33,13 @@ import numpy as np
 
 from .errors import DocumentError, HiqaError, IngestBusyError, ParameterError, StorageError
 from .faults import checkpoint
-from .keywords import extract_keywords
 from .model import Document
+from .prepare import Job, Prepared, Preparer
 from .registry import StagedFiles, StoredVersions
-from .segment import segment_document
 from .store import payload_key, version_key
 
 if TYPE_CHECKING:
     from .collection import Collection
-    from .lexical import LexicalText
 
 COMMIT_EVERY_S = 5.0
 DENSE_MODES = ("now", "later")
@@ -217,69 +215,49 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
     with ingest_lock(col):
         sweep_orphans(col)
         docs = col.registry.documents
+        plan = _plan(files, docs, force)
+        jobs = [job for job in plan if isinstance(job, Job)]
         pending: dict[str, dict[str, Any]] = {}
         replaced: list[tuple[str, str]] = []
         last_commit = time.monotonic()
-        seen = {m.get("file_hash", m["hash"]): d for d, m in docs.items()}
-        in_this_run: dict[str, Path] = {}
-        written: list[LexicalText] = []  # for the lexical index, without reading them back
         staged = StagedFiles()  # the Markdown copies and figures of the pending documents
         progress("done", "", 0, len(files))
-        for path, doc_id in _reported(files, progress):
-            t0 = time.perf_counter()
-            if doc_id in in_this_run:
-                results.append(IngestResult(doc_id, "failed", error=(
-                    f"{path} and {in_this_run[doc_id]} would both be document {doc_id!r}; "
-                    "ingest them from the folder that holds both (or pass --root) so their "
-                    "ids differ")))
-                continue
-            in_this_run[doc_id] = path
-            try:
-                version = content = file_hash(path)
-            except DocumentError as exc:
-                results.append(IngestResult(doc_id, "failed", error=exc.reason))
-                continue
-            except OSError as exc:
-                results.append(IngestResult(doc_id, "failed", error=(
-                    f"cannot read: {exc.strerror or exc}")))
-                continue
-            if seen.get(content, doc_id) != doc_id:
-                results.append(IngestResult(doc_id, "skipped", error=(
-                    f"duplicate of {seen[content]} (same content); not indexed twice")))
-                continue
-            seen[content] = doc_id
-            old = docs.get(doc_id)
-            title = (old or {}).get("title_override")
-            if title:  # a corrected title is part of the version: new paths, new points
-                version = titled_version(content, title)
-            if old and old.get("hash") == version and not force:
-                results.append(IngestResult(doc_id, "unchanged", title=old.get("title", ""),
-                                            pages=old.get("pages", 0),
-                                            sections=old.get("sections", 0),
-                                            segments=old.get("segments", 0)))
-                continue
-            staged_before = len(staged)
-            try:
-                record, result = _ingest_one(col, path, doc_id, version, progress, prepare, title,
-                                             embed=dense == "now", lexical=written, files=staged)
-            except HiqaError as exc:
-                staged.discard(staged_before)
-                error = exc.reason if isinstance(exc, DocumentError) else str(exc)
-                results.append(IngestResult(doc_id, "failed", error=error,
-                                            seconds=time.perf_counter() - t0))
-                continue
-            record["file_hash"] = content
-            warnings = list(result.warnings)
-            moved = old and Path(old.get("source", "")).absolute() != path.absolute()
-            if moved:
-                warnings.insert(0, f"replaces the document of the same id from {old['source']}")
-            pending[doc_id] = record
-            replaced.append((doc_id, version_key(doc_id, version)))
-            results.append(replace(result, status="updated" if old else "added",
-                                   warnings=tuple(warnings), seconds=time.perf_counter() - t0))
-            if time.monotonic() - last_commit > COMMIT_EVERY_S:
-                _commit(col, pending, replaced, staged)
-                last_commit = time.monotonic()
+        with Preparer(col.strategy, len(jobs), hook=prepare) as preparer:
+            prepared = preparer.run(jobs)
+            for job in _reported(plan, progress):
+                if not isinstance(job, Job):
+                    results.append(job)
+                    continue
+                t0 = time.perf_counter()
+                progress("format", job.doc_id, 0, 1)
+                ready = next(prepared)
+                progress("format", job.doc_id, 1, 1)
+                staged_before = len(staged)
+                try:
+                    if ready.error:
+                        raise DocumentError(str(job.path), ready.error)
+                    record, result = _write_one(col, job, ready, progress, embed=dense == "now",
+                                                files=staged)
+                except HiqaError as exc:
+                    staged.discard(staged_before)
+                    error = exc.reason if isinstance(exc, DocumentError) else str(exc)
+                    results.append(IngestResult(job.doc_id, "failed", error=error,
+                                                seconds=time.perf_counter() - t0))
+                    continue
+                old = docs.get(job.doc_id)
+                warnings = list(result.warnings)
+                if old and Path(old.get("source", "")).absolute() != job.path.absolute():
+                    warnings.insert(0, f"replaces the document of the same id from "
+                                       f"{old['source']}")
+                pending[job.doc_id] = record
+                replaced.append((job.doc_id, version_key(job.doc_id, job.version)))
+                results.append(replace(result, status="updated" if old else "added",
+                                       warnings=tuple(warnings),
+                                       seconds=time.perf_counter() - t0))
+                if time.monotonic() - last_commit > COMMIT_EVERY_S:
+                    _commit(col, pending, replaced, staged)
+                    last_commit = time.monotonic()
+            fresh = preparer.terms()
         if pending:
             _commit(col, pending, replaced, staged)
         # finalize when this run registered a document, even when the last document's timed
@@ -287,47 +265,75 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
         if any(r.status in ("added", "updated") for r in results):
             checkpoint("ingest:before-derived")
             progress("finalize", "", 0, 1)
-            derived(col, force=True, fresh=written)
+            derived(col, force=True, fresh=fresh)
             col.store.optimize()
             progress("finalize", "", 1, 1)
     return results
 
 
-def _reported(files: list[tuple[Path, str]], progress: Progress) -> Iterator[tuple[Path, str]]:
-    """Each file in turn; when the loop is through with one, whatever its outcome (added,
-    unchanged, failed), ``progress("done", doc_id, files done, files)``."""
-    for i, (path, doc_id) in enumerate(files, 1):
-        yield path, doc_id
-        progress("done", doc_id, i, len(files))
+def _plan(files: list[tuple[Path, str]], docs: dict[str, dict[str, Any]],
+          force: bool) -> list[Job | IngestResult]:
+    """Each file's job, or its result when it needs none: failed (unreadable, or a second file
+    of the same id), skipped (same content as another document) or unchanged."""
+    plan: list[Job | IngestResult] = []
+    seen = {m.get("file_hash", m["hash"]): d for d, m in docs.items()}
+    in_this_run: dict[str, Path] = {}
+    for path, doc_id in files:
+        if doc_id in in_this_run:
+            plan.append(IngestResult(doc_id, "failed", error=(
+                f"{path} and {in_this_run[doc_id]} would both be document {doc_id!r}; "
+                "ingest them from the folder that holds both (or pass --root) so their "
+                "ids differ")))
+            continue
+        in_this_run[doc_id] = path
+        try:
+            version = content = file_hash(path)
+        except DocumentError as exc:
+            plan.append(IngestResult(doc_id, "failed", error=exc.reason))
+            continue
+        except OSError as exc:
+            plan.append(IngestResult(doc_id, "failed", error=(
+                f"cannot read: {exc.strerror or exc}")))
+            continue
+        if seen.get(content, doc_id) != doc_id:
+            plan.append(IngestResult(doc_id, "skipped", error=(
+                f"duplicate of {seen[content]} (same content); not indexed twice")))
+            continue
+        seen[content] = doc_id
+        old = docs.get(doc_id)
+        title = (old or {}).get("title_override")
+        if title:  # a corrected title is part of the version: new paths, new points
+            version = titled_version(content, title)
+        if old and old.get("hash") == version and not force:
+            plan.append(IngestResult(doc_id, "unchanged", title=old.get("title", ""),
+                                     pages=old.get("pages", 0),
+                                     sections=old.get("sections", 0),
+                                     segments=old.get("segments", 0)))
+            continue
+        plan.append(Job(path, doc_id, version, title, content))
+    return plan
 
 
-def _ingest_one(col: Collection, path: Path, doc_id: str, version: str, progress: Progress,
-                prepare: Callable[[Document], Document] | None,
-                title: str | None, *, embed: bool = True,
-                files: StagedFiles,
-                lexical: list[LexicalText]) -> tuple[dict[str, Any], IngestResult]:
-    """Format, segment, embed and write one document; its segments' lexical texts are added to
-    ``lexical`` once it is written, its Markdown copy and figures are staged in ``files``
-    (published by the commit that registers it)."""
-    from .formats import load_document, save_figures
-    from .routes import lexical_text
+def _reported(plan: list[Job | IngestResult], progress: Progress) -> Iterator[Job | IngestResult]:
+    """Each file's job or result in turn; when the loop is through with one, whatever its
+    outcome (added, unchanged, failed), ``progress("done", doc_id, files done, files)``."""
+    for i, job in enumerate(plan, 1):
+        yield job
+        progress("done", job.doc_id, i, len(plan))
 
-    progress("format", doc_id, 0, 1)
-    doc = load_document(path, doc_id=doc_id)
-    if prepare is not None:
-        doc = prepare(doc)
-    if title:
-        doc = replace(doc, title=title, metadata={**doc.metadata, "title_source": "user"})
-    progress("format", doc_id, 1, 1)
+
+def _write_one(col: Collection, job: Job, ready: Prepared, progress: Progress, *,
+               embed: bool, files: StagedFiles) -> tuple[dict[str, Any], IngestResult]:
+    """Embed and write one prepared document; its Markdown copy and figures are staged in
+    ``files`` (published by the commit that registers it)."""
+    from .formats import save_figures
+
+    doc_id, version, doc = job.doc_id, job.version, ready.doc
+    assert doc is not None
     progress("segment", doc_id, 0, 1)
-    segments = segment_document(doc, col.strategy, version=version[:16])
-    if not segments:
-        raise DocumentError(str(path), "no text segments could be made from this document")
-    first_page = "\n".join(s.text for s in segments if s.pages and s.pages[0] <= 1)[:4000]
-    rule = list(extract_keywords(doc.title, Path(doc_id).name, first_page))
-    keywords = col.keyword_sources_for(doc_id, rule)
+    keywords = col.keyword_sources_for(doc_id, list(ready.rule_keywords))
     merged = col.merge_keywords(keywords)
-    segments = [replace(s, keywords=merged) for s in segments]
+    segments = [replace(s, keywords=merged) for s in ready.segments]
     progress("segment", doc_id, 1, 1)
     if embed:
         progress("embed", doc_id, 0, len(segments))
@@ -363,16 +369,16 @@ def _ingest_one(col: Collection, path: Path, doc_id: str, version: str, progress
         doc, lambda name, png: files.write(figure_dir / Path(name).name, png))]
     record = {
         "title": doc.title, "title_source": doc.metadata.get("title_source", ""),
-        "source": str(path), "hash": version, "format": doc.format,
-        "pages": doc.page_count, "sections": sum(1 for s in doc.sections if s.level > 0),
+        "source": str(job.path), "hash": version, "file_hash": job.file_hash,
+        "format": doc.format, "pages": doc.page_count,
+        "sections": sum(1 for s in doc.sections if s.level > 0),
         "segments": len(segments), "keywords": keywords, "warnings": warnings,
         "markdown": str(md_path), "ingested_at": time.time(),
         "dense_pending": 0 if embed else len(segments),
     }
-    if title:
-        record["title_override"] = title
+    if job.title:
+        record["title_override"] = job.title
     checkpoint("ingest:after-markdown")
-    lexical.extend(lexical_text(s, key) for s in segments)
     result = IngestResult(doc_id, "added", title=doc.title, pages=doc.page_count,
                           sections=record["sections"], segments=len(segments),
                           warnings=tuple(warnings))

@@ -213,27 +213,9 @@ class Terms:
         """Tokenise ``texts``; sections (``LexicalText.context``) are each a document of the
         context field: its segments' own heading lines and bodies (no context field when the
         texts have no section keys)."""
-        words = _Vocabulary()
-        body = [words.ids(x.body) for x in texts]
-        with_context = bool(texts) and all(x.context is not None for x in texts)
-        sections: dict[str, int] = {}
-        parts: list[list[int]] = []
-        context_of, context_docs = [], []
-        for x, own_body in zip(texts, body) if with_context else ():
-            at = sections.get(x.context)  # type: ignore[arg-type]
-            if at is None:
-                at = sections[x.context] = len(parts)  # type: ignore[index]
-                parts.append([])
-                context_docs.append(x.doc_id)
-            context_of.append(at)
-            own = x.head.rsplit(" > ", 1)[-1] if x.head else ""
-            parts[at] += words.ids(own) + own_body if own else own_body
-        return cls(words.terms, [x.id for x in texts], [x.doc_id for x in texts],
-                   {x.doc_id: x.version for x in texts}, {x.doc_id: x.title for x in texts},
-                   np.array([bool(x.head) for x in texts], dtype=bool),
-                   _Rows.of([words.ids(x.head) for x in texts]), _Rows.of(body),
-                   _Rows.of(parts) if with_context else None,
-                   np.asarray(context_of, dtype=np.intp), context_docs)
+        counter = TermCounter()
+        counter.add(texts)
+        return counter.terms()
 
     def select(self, wanted: Mapping[str, int]) -> Terms:
         """The segments of the versions in ``wanted`` (version key -> its segment count) that
@@ -313,6 +295,52 @@ class Terms:
                        saved["context_docs"])
         except (OSError, ValueError, KeyError, TypeError):
             return None
+
+
+class TermCounter:
+    """``Terms.of`` a few texts at a time: each ``add`` tokenises its texts at once, ``terms``
+    assembles what was added.  An ingest's preparation (``hiqa.prepare``) adds every document
+    it segments, so the tokenising is done by the time the lexical index is built (in the
+    helper process, while the main one writes)."""
+
+    def __init__(self) -> None:
+        self._words = _Vocabulary()
+        self._texts: list[LexicalText] = []
+        self._head: list[list[int]] = []
+        self._body: list[list[int]] = []
+        self._sections: dict[str, int] = {}
+        self._parts: list[list[int]] = []
+        self._context_of: list[int] = []
+        self._context_docs: list[str] = []
+
+    def add(self, texts: Iterable[LexicalText]) -> None:
+        words = self._words
+        for x in texts:
+            body = words.ids(x.body)
+            self._texts.append(x)
+            self._body.append(body)
+            self._head.append(words.ids(x.head))
+            if x.context is None:
+                continue
+            at = self._sections.get(x.context)
+            if at is None:
+                at = self._sections[x.context] = len(self._parts)
+                self._parts.append([])
+                self._context_docs.append(x.doc_id)
+            self._context_of.append(at)
+            own = x.head.rsplit(" > ", 1)[-1] if x.head else ""
+            self._parts[at] += words.ids(own) + body if own else body
+
+    def terms(self) -> Terms:
+        texts = self._texts
+        with_context = bool(texts) and len(self._context_of) == len(texts)
+        return Terms(self._words.terms, [x.id for x in texts], [x.doc_id for x in texts],
+                     {x.doc_id: x.version for x in texts}, {x.doc_id: x.title for x in texts},
+                     np.array([bool(x.head) for x in texts], dtype=bool),
+                     _Rows.of(self._head), _Rows.of(self._body),
+                     _Rows.of(self._parts) if with_context else None,
+                     np.asarray(self._context_of if with_context else [], dtype=np.intp),
+                     self._context_docs if with_context else [])
 
 
 class _Field:

@@ -164,13 +164,12 @@ class Derived:
         return self.versions
 
 
-def derived(col: Collection, *, force: bool = False,
-            fresh: Sequence[LexicalText] = ()) -> Derived:
+def derived(col: Collection, *, force: bool = False, fresh: Sequence[Terms] = ()) -> Derived:
     """The collection's derived data for its current generation (built or loaded once).
 
     ``force`` rebuilds the lexical index even when one is saved for this generation; ``fresh``
-    are the lexical texts of segments an ingest has just written, so their payloads need not
-    be read back from the store (``lexical_terms``).
+    are the term counts of documents an ingest has just written (``hiqa.prepare``), so their
+    payloads need not be read back from the store (``lexical_terms``).
     """
     col.registry.refresh()
     gen = col.registry.generation
@@ -193,7 +192,7 @@ def derived(col: Collection, *, force: bool = False,
     return entry
 
 
-def lexical_terms(col: Collection, directory: Path, fresh: Sequence[LexicalText] = ()) -> Terms:
+def lexical_terms(col: Collection, directory: Path, fresh: Sequence[Terms] = ()) -> Terms:
     """The term counts of every registered segment, tokenising as little as possible.
 
     Each registered version's counts come from, in turn: ``fresh`` (what an ingest just wrote,
@@ -204,8 +203,7 @@ def lexical_terms(col: Collection, directory: Path, fresh: Sequence[LexicalText]
     """
     wanted = col.registry.version_segments()
     parts = []
-    texts = [x for x in fresh if x.version in wanted]
-    for part in (Terms.of(texts) if texts else None, Terms.load(directory)):
+    for part in (*fresh, Terms.load(directory)):
         if part is not None:
             part = part.select(wanted)
             for v in part.versions.values():

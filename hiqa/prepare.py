@@ -1,0 +1,255 @@
+"""An ingest's first half: what needs only the file (format, segment, the title rule's
+keywords, the lexical route's term counts), done a few documents ahead of the second half.
+
+The second half (keywords of the collection, embedding, points, registry) runs in the ingest's
+process.  With ``HELPER_FROM`` documents or more, ``Preparer`` runs the first half in a helper
+process (``python -m hiqa.prepare``), so two cores work where one did: at 200k segments it was
+about 40% of the ingest's time without embedding (README, Store).  With fewer documents, or a
+``prepare`` hook (the LLM formatter, which calls an endpoint through this process's settings),
+it runs in-process, as each document is reached.
+
+The helper writes nothing: the ingest's crash rules are the main process's alone, and the
+helper exits when the main process closes its end of the pipe, or dies.  A helper that dies
+itself (the PDF library crashing on a hostile file) fails the document it was reading; a new
+helper takes the rest.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import IO, Any, Self
+
+from .errors import DocumentError, HiqaError
+from .lexical import TermCounter, Terms
+from .model import Document, Segment
+
+HELPER_FROM = 8
+"""Documents to prepare from which a helper process does it (its start, about 0.3 s of
+imports, runs beside the first document's)."""
+AHEAD = 4
+"""Documents sent to the helper before the main process asks for the first of them."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """A document to ingest: its file, id, version (content hash, or content and a corrected
+    title) and the title the user set, if any."""
+
+    path: Path
+    doc_id: str
+    version: str
+    title: str | None = None
+    file_hash: str = ""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A document formatted and segmented (its segments' keywords not merged yet), or why it
+    could not be (``error``, the message for the ingest summary)."""
+
+    doc: Document | None
+    segments: tuple[Segment, ...] = ()
+    rule_keywords: tuple[str, ...] = ()
+    error: str = ""
+
+
+def prepare(job: Job, strategy: str, counter: TermCounter,
+            hook: Callable[[Document], Document] | None = None) -> Prepared:
+    """Format and segment ``job``'s file; its segments' lexical texts go to ``counter``."""
+    from .formats import load_document
+    from .keywords import extract_keywords
+    from .routes import lexical_text
+    from .segment import segment_document
+    from .store import version_key
+
+    try:
+        doc = load_document(job.path, doc_id=job.doc_id)
+        if hook is not None:
+            doc = hook(doc)
+        if job.title:
+            doc = replace(doc, title=job.title, metadata={**doc.metadata, "title_source": "user"})
+        segments = segment_document(doc, strategy, version=job.version[:16])
+        if not segments:
+            raise DocumentError(str(job.path), "no text segments could be made from this document")
+    except HiqaError as exc:
+        return Prepared(None, error=exc.reason if isinstance(exc, DocumentError) else str(exc))
+    first_page = "\n".join(s.text for s in segments if s.pages and s.pages[0] <= 1)[:4000]
+    rule = extract_keywords(doc.title, Path(job.doc_id).name, first_page)
+    key = version_key(job.doc_id, job.version)
+    counter.add(lexical_text(s, key) for s in segments)
+    return Prepared(doc, tuple(segments), tuple(rule))
+
+
+class Preparer:
+    """Prepares ``run``'s jobs in order, in a helper process or in-process (see the module
+    docstring); ``terms`` then holds the term counts of what it prepared."""
+
+    def __init__(self, strategy: str, documents: int,
+                 hook: Callable[[Document], Document] | None = None) -> None:
+        self.strategy = strategy
+        self.hook = hook
+        self.helper = documents >= HELPER_FROM and hook is None
+        self._counter = TermCounter()
+        self._parts: list[Terms] = []
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def run(self, jobs: Iterable[Job]) -> Iterator[Prepared]:
+        if not self.helper:
+            for job in jobs:
+                yield prepare(job, self.strategy, self._counter, self.hook)
+            return
+        waiting = iter(jobs)
+        sent: deque[Job] = deque()
+        while True:
+            while len(sent) < AHEAD and (job := next(waiting, None)) is not None:
+                self._send(("job", job))
+                sent.append(job)
+            if not sent:
+                return
+            try:
+                got = self._receive()
+            except _HelperDied as died:
+                job = sent.popleft()
+                self._stop()  # its term counts are lost: the index reads those from the store
+                for again in sent:
+                    self._send(("job", again))
+                yield Prepared(None, error=(
+                    f"the formatter stopped while reading this file ({died}); the file may be "
+                    "corrupt or hostile"))
+                continue
+            sent.popleft()
+            yield got
+
+    def terms(self) -> list[Terms]:
+        """The term counts of the documents prepared, in parts (a helper that died took its
+        part with it)."""
+        if self._proc is not None:
+            try:
+                self._send(("terms", None))
+                self._parts.append(self._receive())
+            except _HelperDied:
+                pass
+            self._stop()
+        elif self._counter is not None:
+            self._parts.append(self._counter.terms())
+        self._counter = TermCounter()
+        parts, self._parts = self._parts, []
+        return parts
+
+    def close(self) -> None:
+        self._stop()
+
+    # ------------------------------------------------------------------ the helper process
+    def _send(self, message: tuple[str, Any]) -> None:
+        if self._proc is None:
+            self._proc = _start(self.strategy)
+        try:
+            pickle.dump(message, self._proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)  # type: ignore[arg-type]
+            self._proc.stdin.flush()  # type: ignore[union-attr]
+        except OSError:
+            pass  # it died; reading its answer says how
+
+    def _receive(self) -> Any:
+        proc = self._proc
+        assert proc is not None
+        try:
+            kind, value = pickle.load(proc.stdout)  # type: ignore[arg-type]
+        except (EOFError, OSError, pickle.UnpicklingError) as exc:
+            raise _HelperDied(_how_it_ended(proc)) from exc
+        if kind == "bug":  # an exception the first half did not expect: as if in-process
+            raise RuntimeError(f"preparing a document failed in the helper process:\n{value}")
+        return value
+
+    def _stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        for pipe in (proc.stdin, proc.stdout):
+            try:
+                pipe.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+class _HelperDied(Exception):
+    pass
+
+
+def _command(strategy: str) -> list[str]:
+    return [sys.executable, "-m", "hiqa.prepare", strategy]
+
+
+def _start(strategy: str) -> subprocess.Popen[bytes]:
+    here = str(Path(__file__).resolve().parents[1])  # this hiqa, wherever it is imported from
+    path = os.environ.get("PYTHONPATH")
+    env = {**os.environ, "PYTHONPATH": here + (os.pathsep + path if path else "")}
+    return subprocess.Popen(_command(strategy), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            env=env)
+
+
+def _how_it_ended(proc: subprocess.Popen[bytes]) -> str:
+    try:
+        code = proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return "it stopped answering"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+def _serve(strategy: str, requests: IO[bytes], answers: IO[bytes]) -> None:
+    counter = TermCounter()
+    while True:
+        try:
+            kind, value = pickle.load(requests)
+        except EOFError:
+            return
+        try:
+            if kind == "job":
+                answer: tuple[str, Any] = ("ok", prepare(value, strategy, counter))
+            else:
+                answer = ("ok", counter.terms())
+        except Exception:  # noqa: BLE001 - the ingest's process raises it, as in-process
+            answer = ("bug", traceback.format_exc())
+        pickle.dump(answer, answers, protocol=pickle.HIGHEST_PROTOCOL)
+        answers.flush()
+
+
+def main() -> None:
+    # the protocol gets its own copy of stdout; anything printed (a C library's warning) goes to
+    # stderr instead of into the pickles
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    try:
+        _serve(sys.argv[1], sys.stdin.buffer, answers)
+    except (BrokenPipeError, KeyboardInterrupt):
+        pass  # the ingest ended or was stopped
+
+
+if __name__ == "__main__":  # run as a script: pickle the classes of ``hiqa.prepare``
+    from hiqa.prepare import main as serve
+
+    serve()

@@ -1,0 +1,172 @@
+"""An ingest's first half in a helper process (``hiqa.prepare``): real helper processes, a real
+Edge store and the real embedder; the helper's faults are real ones (SIGKILL, an exception)."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hiqa.prepare
+from hiqa.collection import Collection, read_registry
+from hiqa.routes import derived
+
+QUERIES = ("print the number of lines", "output the last part of files", "工作电压范围",
+           "keep printing appended data as the file grows")
+
+# a helper whose ``prepare`` misbehaves on the document named by HIQA_TEST_FAULT ("id:how")
+FAULTY_HELPER = """
+import os, signal
+import hiqa.prepare as p
+
+real = p.prepare
+doc_id, how = os.environ["HIQA_TEST_FAULT"].split(":")
+
+def prepare(job, *args, **kwargs):
+    if job.doc_id == doc_id:
+        if how == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        raise ValueError("an unexpected bug")
+    return real(job, *args, **kwargs)
+
+p.prepare = prepare
+p.main()
+"""
+
+
+@pytest.fixture()
+def helpers(monkeypatch):
+    """Every ingest, however small, prepares in helper processes; returns the ones started."""
+    started: list[subprocess.Popen[bytes]] = []
+    real_start = hiqa.prepare._start
+
+    def start(strategy: str) -> subprocess.Popen[bytes]:
+        started.append(real_start(strategy))
+        return started[-1]
+
+    monkeypatch.setattr(hiqa.prepare, "HELPER_FROM", 1)
+    monkeypatch.setattr(hiqa.prepare, "_start", start)
+    return started
+
+
+def faulty(monkeypatch, doc_id: str, how: str) -> None:
+    monkeypatch.setenv("HIQA_TEST_FAULT", f"{doc_id}:{how}")
+    monkeypatch.setattr(hiqa.prepare, "_command",
+                        lambda strategy: [sys.executable, "-c", FAULTY_HELPER, strategy])
+
+
+def snapshot(col: Collection) -> dict:
+    """What an ingest leaves: registered documents, points, lexical scores, rankings."""
+    docs = {d: {**{k: v for k, v in m.items() if k not in ("ingested_at", "markdown")},
+                "markdown": Path(m["markdown"]).read_text(encoding="utf-8")}
+            for d, m in col.registry.documents.items()}
+    points = {r.id: r.payload for r in col.store.scroll()}
+    lexical = derived(col).lexical
+    order = np.argsort(lexical.ids)
+    return {"docs": docs, "points": points,
+            "bm25": {q: lexical.scores(q)[order].tolist() for q in QUERIES},
+            "ranked": {q: [h.segment.segment_id for h in col.search(q, k=10)] for q in QUERIES}}
+
+
+def ingest_into(name: str, settings, corpus: Path) -> tuple[Collection, list]:
+    col = Collection(name, settings, create=True)
+    return col, col.ingest([corpus])
+
+
+def test_the_helper_process_ingests_exactly_what_the_ingest_process_would(
+        settings, corpus, helpers, monkeypatch):
+    col, results = ingest_into("helper", settings, corpus)
+    assert len(helpers) == 1 and helpers[0].poll() == 0  # it ran, and was closed
+    assert {r.status for r in results} == {"added"}
+    with_helper = snapshot(col)
+    monkeypatch.setattr(hiqa.prepare, "HELPER_FROM", 10**9)
+    col2, _ = ingest_into("inprocess", settings, corpus)
+    assert len(helpers) == 1
+    alone = snapshot(col2)
+    assert with_helper["docs"] == alone["docs"]
+    assert with_helper["points"] == alone["points"]
+    assert with_helper["bm25"] == alone["bm25"]
+    assert with_helper["ranked"] == alone["ranked"]
+
+
+def test_a_helper_that_dies_fails_its_document_and_a_new_helper_takes_the_rest(
+        settings, corpus, helpers, monkeypatch):
+    faulty(monkeypatch, "tail.1.md", "kill")
+    col, results = ingest_into("man", settings, corpus)
+    status = {r.doc_id: r for r in results}
+    assert status["tail.1.md"].status == "failed"
+    assert "formatter stopped" in status["tail.1.md"].error
+    assert "SIGKILL" in status["tail.1.md"].error
+    assert {d for d, r in status.items() if r.status == "added"} == {
+        "head.1.md", "wc.1.md", "zh.md"}
+    assert len(helpers) == 2  # the second took the documents sent after tail.1.md
+    # the first helper took the term counts of head.1.md with it; the index read them from
+    # the store, and equals an ingest of the same three documents without a fault
+    broken = snapshot(col)
+    (corpus / "tail.1.md").rename(corpus.parent / "tail.1.md")
+    monkeypatch.setattr(hiqa.prepare, "HELPER_FROM", 10**9)
+    col2, _ = ingest_into("clean", settings, corpus)
+    clean = snapshot(col2)
+    assert broken["bm25"] == clean["bm25"] and broken["ranked"] == clean["ranked"]
+    # the file is back and the helper healthy: a rerun adds it
+    (corpus.parent / "tail.1.md").rename(corpus / "tail.1.md")
+    monkeypatch.delenv("HIQA_TEST_FAULT")
+    monkeypatch.setattr(hiqa.prepare, "_command", lambda strategy: [
+        sys.executable, "-m", "hiqa.prepare", strategy])
+    monkeypatch.setattr(hiqa.prepare, "HELPER_FROM", 1)
+    again = {r.doc_id: r.status for r in col.ingest([corpus])}
+    assert again == {"head.1.md": "unchanged", "tail.1.md": "added", "wc.1.md": "unchanged",
+                     "zh.md": "unchanged"}
+    assert col.search("keep printing appended data as the file grows", k=1)[
+        0].segment.doc_id == "tail.1.md"
+
+
+def test_an_unexpected_error_in_the_helper_stops_the_ingest_as_in_process(
+        settings, corpus, helpers, monkeypatch):
+    faulty(monkeypatch, "tail.1.md", "raise")
+    col = Collection("man", settings, create=True)
+    with pytest.raises(RuntimeError, match="an unexpected bug"):
+        col.ingest([corpus])
+    assert helpers and all(h.poll() is not None for h in helpers)  # none left running
+    assert read_registry("man", settings).documents == {}  # nothing registered or visible
+    monkeypatch.delenv("HIQA_TEST_FAULT")
+    monkeypatch.setattr(hiqa.prepare, "_command", lambda strategy: [
+        sys.executable, "-m", "hiqa.prepare", strategy])
+    assert {r.status for r in col.ingest([corpus])} == {"added"}
+    assert len(col.registry.documents) == 4
+
+
+def _helpers_of(marker: str) -> list[int]:
+    """Helper processes whose environment holds ``marker``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if (b"hiqa.prepare" in (proc / "cmdline").read_bytes()
+                    and marker.encode() in (proc / "environ").read_bytes()):
+                found.append(int(proc.name))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def test_the_helper_exits_when_the_ingest_process_is_killed(settings, corpus, tmp_path):
+    """``kill -9`` of an ingest (here at its second document's points) leaves no helper behind:
+    it sees its pipe close and exits."""
+    marker = f"HIQA_TEST_MARK={tmp_path.name}"
+    env = {**os.environ, "HIQA_DATA_DIR": str(settings.data_dir),
+           "HIQA_CRASH_AT": "ingest:after-upsert@2", marker.split("=")[0]: tmp_path.name}
+    script = ("import hiqa.prepare as p, sys; p.HELPER_FROM = 1\n"
+              "from hiqa.cli import main\nsys.exit(main(sys.argv[1:]))")
+    proc = subprocess.run([sys.executable, "-c", script, "ingest", "-c", "man", str(corpus)],
+                          check=False, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr[-2000:]
+    deadline = time.monotonic() + 20
+    while _helpers_of(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _helpers_of(marker) == []
