@@ -205,8 +205,6 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
            force: bool = False, prepare: Callable[[Document], Document] | None = None,
            dense: str = "now") -> list[IngestResult]:
     """Add or update documents (see ``Collection.ingest``)."""
-    from .routes import derived
-
     if dense not in DENSE_MODES:
         raise ParameterError(f"dense must be one of {', '.join(DENSE_MODES)}, not {dense!r}")
     progress = progress or (lambda *a: None)
@@ -257,18 +255,35 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
                 if time.monotonic() - last_commit > COMMIT_EVERY_S:
                     _commit(col, pending, replaced, staged)
                     last_commit = time.monotonic()
-            fresh = preparer.terms()
-        if pending:
-            _commit(col, pending, replaced, staged)
-        # finalize when this run registered a document, even when the last document's timed
-        # commit left nothing pending
-        if any(r.status in ("added", "updated") for r in results):
-            checkpoint("ingest:before-derived")
-            progress("finalize", "", 0, 1)
-            derived(col, force=True, fresh=fresh)
-            col.store.optimize()
-            progress("finalize", "", 1, 1)
+            if pending:
+                _commit(col, pending, replaced, staged)
+            # finalize when this run registered a document, even when the last document's
+            # timed commit left nothing pending
+            if any(r.status in ("added", "updated") for r in results):
+                checkpoint("ingest:before-derived")
+                progress("finalize", "", 0, 1)
+                _finalize(col, preparer)
+                progress("finalize", "", 1, 1)
     return results
+
+
+def _finalize(col: Collection, preparer: Preparer) -> None:
+    """The committed generation's lexical index and the store's vector index (``optimize``).
+
+    With a helper process, the helper builds and saves the lexical index from the term counts
+    it kept while the store builds its index here: ``optimize`` holds this process (and
+    Python's GIL) for most of a minute at 200k segments, part of it on one core.
+    """
+    from .routes import derived
+
+    col.registry.refresh()
+    asked = preparer.start_index(col.registry.version_segments(),
+                                 col.dir / "derived" / "bm25", col.registry.generation)
+    col.store.optimize()
+    if asked and preparer.index_saved():
+        derived(col)  # loads what the helper saved
+    else:
+        derived(col, force=True, fresh=preparer.terms())
 
 
 def _plan(files: list[tuple[Path, str]], docs: dict[str, dict[str, Any]],

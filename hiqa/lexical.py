@@ -343,6 +343,22 @@ class TermCounter:
                      self._context_docs if with_context else [])
 
 
+def gather_terms(wanted: Mapping[str, int], directory: Path,
+                 fresh: Sequence[Terms] = ()) -> tuple[list[Terms], dict[str, int]]:
+    """The term tables of the versions in ``wanted`` (version key -> segment count) that
+    ``fresh`` or the counts saved in ``directory`` hold, ``fresh`` first; and the versions
+    neither holds."""
+    left = dict(wanted)
+    parts = []
+    for part in (*fresh, Terms.load(directory)):
+        if part is not None:
+            part = part.select(left)
+            for v in part.versions.values():
+                left.pop(v, None)
+            parts.append(part)
+    return parts, left
+
+
 class _Field:
     """One BM25 field: its term-document weight matrix (CSC, ``_bm25``) and the vocabulary.
 

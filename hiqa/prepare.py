@@ -24,11 +24,12 @@ import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from itertools import chain
 from pathlib import Path
 from typing import IO, Any, Self
 
 from .errors import DocumentError, HiqaError
-from .lexical import TermCounter, Terms
+from .lexical import LexicalIndex, TermCounter, Terms, gather_terms
 from .model import Document, Segment
 
 HELPER_FROM = 8
@@ -98,7 +99,6 @@ class Preparer:
         self.hook = hook
         self.helper = documents >= HELPER_FROM and hook is None
         self._counter = TermCounter()
-        self._parts: list[Terms] = []
         self._proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> Self:
@@ -108,13 +108,9 @@ class Preparer:
         self.close()
 
     def run(self, jobs: Iterable[Job]) -> Iterator[Prepared]:
-        if not self.helper:
-            for job in jobs:
-                yield prepare(job, self.strategy, self._counter, self.hook)
-            return
         waiting = iter(jobs)
         sent: deque[Job] = deque()
-        while True:
+        while self.helper:
             while len(sent) < AHEAD and (job := next(waiting, None)) is not None:
                 self._send(("job", job))
                 sent.append(job)
@@ -123,8 +119,11 @@ class Preparer:
             try:
                 got = self._receive()
             except _HelperDied as died:
-                job = sent.popleft()
                 self._stop()  # its term counts are lost: the index reads those from the store
+                if not died.signalled:  # it exited: it could not run at all, no file's fault
+                    self.helper = False
+                    break
+                sent.popleft()
                 for again in sent:
                     self._send(("job", again))
                 yield Prepared(None, error=(
@@ -133,21 +132,40 @@ class Preparer:
                 continue
             sent.popleft()
             yield got
+        for job in chain(sent, waiting):
+            yield prepare(job, self.strategy, self._counter, self.hook)
+
+    def start_index(self, wanted: dict[str, int], directory: Path, generation: str) -> bool:
+        """Have the helper build and save the lexical index of registry ``generation`` (its
+        versions ``wanted``, version key -> segments) from its term counts and those saved in
+        ``directory``, while this process goes on (the store's vector index); ``False`` when
+        there is no helper to ask.  ``index_saved`` says whether it could."""
+        if self._proc is None:
+            return False
+        self._send(("index", (wanted, str(directory), generation)))
+        return True
+
+    def index_saved(self) -> bool:
+        """Whether the index ``start_index`` asked for is saved; not when the helper lacked
+        some versions' counts (its predecessor died, or the saved counts are gone) or died."""
+        try:
+            return bool(self._receive())
+        except _HelperDied:
+            self._stop()
+            return False
 
     def terms(self) -> list[Terms]:
         """The term counts of the documents prepared, in parts (a helper that died took its
         part with it)."""
+        parts = [self._counter.terms()]
         if self._proc is not None:
             try:
                 self._send(("terms", None))
-                self._parts.append(self._receive())
+                parts.append(self._receive())
             except _HelperDied:
                 pass
             self._stop()
-        elif self._counter is not None:
-            self._parts.append(self._counter.terms())
         self._counter = TermCounter()
-        parts, self._parts = self._parts, []
         return parts
 
     def close(self) -> None:
@@ -169,7 +187,7 @@ class Preparer:
         try:
             kind, value = pickle.load(proc.stdout)  # type: ignore[arg-type]
         except (EOFError, OSError, pickle.UnpicklingError) as exc:
-            raise _HelperDied(_how_it_ended(proc)) from exc
+            raise _HelperDied(proc) from exc
         if kind == "bug":  # an exception the first half did not expect: as if in-process
             raise RuntimeError(f"preparing a document failed in the helper process:\n{value}")
         return value
@@ -191,7 +209,25 @@ class Preparer:
 
 
 class _HelperDied(Exception):
-    pass
+    """The helper's pipe closed before its answer: says how it ended."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]):
+        try:
+            code: int | None = proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            code = None
+        self.signalled = code is None or code < 0
+        if code is None:
+            how = "it stopped answering"
+        elif code >= 0:
+            how = f"exit status {code}"
+        else:
+            try:
+                how = f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"killed by signal {-code}"
+        super().__init__(how)
 
 
 def _command(strategy: str) -> list[str]:
@@ -206,18 +242,14 @@ def _start(strategy: str) -> subprocess.Popen[bytes]:
                             env=env)
 
 
-def _how_it_ended(proc: subprocess.Popen[bytes]) -> str:
-    try:
-        code = proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        return "it stopped answering"
-    if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit status {code}"
+def _save_index(counter: TermCounter, wanted: dict[str, int], directory: str,
+                generation: str) -> bool:
+    parts, missing = gather_terms(wanted, Path(directory), [counter.terms()])
+    if missing:
+        return False
+    corpus = Terms.join(parts)
+    LexicalIndex.from_terms(corpus).save(Path(directory), generation, corpus)
+    return True
 
 
 def _serve(strategy: str, requests: IO[bytes], answers: IO[bytes]) -> None:
@@ -230,6 +262,8 @@ def _serve(strategy: str, requests: IO[bytes], answers: IO[bytes]) -> None:
         try:
             if kind == "job":
                 answer: tuple[str, Any] = ("ok", prepare(value, strategy, counter))
+            elif kind == "index":
+                answer = ("ok", _save_index(counter, *value))
             else:
                 answer = ("ok", counter.terms())
         except Exception:  # noqa: BLE001 - the ingest's process raises it, as in-process

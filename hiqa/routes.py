@@ -23,7 +23,7 @@ from .errors import QueryError
 from .fusion import Candidates, FusionMethod, Ranking, Weights, adaptive_weights, fuse
 from .handles import HANDLES
 from .keywords import query_phrases
-from .lexical import LexicalIndex, LexicalText, Terms
+from .lexical import LexicalIndex, LexicalText, Terms, gather_terms
 from .model import Segment
 from .params import check_k, check_weights
 from .segment import head_and_body
@@ -201,14 +201,7 @@ def lexical_terms(col: Collection, directory: Path, fresh: Sequence[Terms] = ())
     and, for versions neither holds, the store's payloads.  Rows end in segment-id order
     (``Terms.join``), so the corpus, and every score, is the one a full rebuild gives.
     """
-    wanted = col.registry.version_segments()
-    parts = []
-    for part in (*fresh, Terms.load(directory)):
-        if part is not None:
-            part = part.select(wanted)
-            for v in part.versions.values():
-                wanted.pop(v, None)
-            parts.append(part)
+    parts, wanted = gather_terms(col.registry.version_segments(), directory, fresh)
     if wanted:
         stored = [lexical_text(segment_from_payload(rec.id, rec.payload), key)
                   for rec in col.store.scroll(fields=_LEXICAL_FIELDS)

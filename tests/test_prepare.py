@@ -14,6 +14,7 @@ import pytest
 
 import hiqa.prepare
 from hiqa.collection import Collection, read_registry
+from hiqa.lexical import LexicalIndex
 from hiqa.routes import derived
 
 QUERIES = ("print the number of lines", "output the last part of files", "工作电压范围",
@@ -80,13 +81,20 @@ def ingest_into(name: str, settings, corpus: Path) -> tuple[Collection, list]:
 
 def test_the_helper_process_ingests_exactly_what_the_ingest_process_would(
         settings, corpus, helpers, monkeypatch):
+    """Registry, points, lexical scores and rankings; the helper also built and saved the
+    lexical index (this process built none), the in-process ingest built it here."""
+    built: list[int] = []
+    real_from_terms = LexicalIndex.from_terms.__func__
+    monkeypatch.setattr(LexicalIndex, "from_terms", classmethod(
+        lambda cls, t: built.append(1) or real_from_terms(cls, t)))
     col, results = ingest_into("helper", settings, corpus)
     assert len(helpers) == 1 and helpers[0].poll() == 0  # it ran, and was closed
     assert {r.status for r in results} == {"added"}
+    assert built == []
     with_helper = snapshot(col)
     monkeypatch.setattr(hiqa.prepare, "HELPER_FROM", 10**9)
     col2, _ = ingest_into("inprocess", settings, corpus)
-    assert len(helpers) == 1
+    assert len(helpers) == 1 and built == [1]
     alone = snapshot(col2)
     assert with_helper["docs"] == alone["docs"]
     assert with_helper["points"] == alone["points"]
@@ -139,6 +147,19 @@ def test_an_unexpected_error_in_the_helper_stops_the_ingest_as_in_process(
         sys.executable, "-m", "hiqa.prepare", strategy])
     assert {r.status for r in col.ingest([corpus])} == {"added"}
     assert len(col.registry.documents) == 4
+
+
+def test_a_helper_that_cannot_start_leaves_the_work_to_the_ingest_process(
+        settings, corpus, helpers, monkeypatch):
+    """A helper that exits before answering (an interpreter that cannot import hiqa) is no
+    file's fault: the ingest prepares every document itself, and none fails."""
+    monkeypatch.setattr(hiqa.prepare, "_command",
+                        lambda strategy: [sys.executable, "-c", "raise SystemExit(3)"])
+    col, results = ingest_into("man", settings, corpus)
+    assert len(helpers) == 1 and helpers[0].returncode == 3
+    assert {r.status for r in results} == {"added"}
+    assert col.search("keep printing appended data as the file grows", k=1)[
+        0].segment.doc_id == "tail.1.md"
 
 
 def _helpers_of(marker: str) -> list[int]:
