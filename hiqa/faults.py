@@ -19,6 +19,7 @@ POINTS = (
     "ingest:mid-delete-old",     # some old versions deleted
     "ingest:after-markdown",     # Markdown written, registry not yet
     "ingest:before-derived",     # everything committed, the lexical index not rebuilt
+    "ingest:mid-finalize",       # the helper building the lexical index, the store's not built
     "embed:before-write",        # dense vectors computed, not written
     "embed:mid-write",           # some dense vectors written
     "remove:after-registry",     # a document unregistered, its points still stored

@@ -158,7 +158,7 @@ def _relative_id(path: Path, base: Path) -> str:
 # ---------------------------------------------------------------------- locking
 @contextlib.contextmanager
 def ingest_lock(col: Collection, *, wait_s: float = 0.0, holder: str = "ingest",
-                reread: bool = True) -> Iterator[None]:
+                reread: bool = True) -> Iterator[int]:
     """One writer per collection; the registry is re-read once the lock is held.
 
     A dense-vector writer (``holder="embed"``, ``fill_dense``) holds it for milliseconds per
@@ -194,7 +194,7 @@ def ingest_lock(col: Collection, *, wait_s: float = 0.0, holder: str = "ingest",
         try:
             if reread:
                 col.registry.reload()  # never work from a stale copy
-            yield
+            yield fh.fileno()  # a helper process given it holds the lock while it lives
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
@@ -210,7 +210,7 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
     progress = progress or (lambda *a: None)
     files = list(expand(paths, root))
     results: list[IngestResult] = []
-    with ingest_lock(col):
+    with ingest_lock(col) as lock:
         sweep_orphans(col)
         docs = col.registry.documents
         plan = _plan(files, docs, force)
@@ -220,7 +220,7 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
         last_commit = time.monotonic()
         staged = StagedFiles()  # the Markdown copies and figures of the pending documents
         progress("done", "", 0, len(files))
-        with Preparer(col.strategy, len(jobs), hook=prepare) as preparer:
+        with Preparer(col.strategy, len(jobs), hook=prepare, lock=lock) as preparer:
             prepared = preparer.run(jobs)
             for job in _reported(plan, progress):
                 if not isinstance(job, Job):
@@ -279,6 +279,7 @@ def _finalize(col: Collection, preparer: Preparer) -> None:
     col.registry.refresh()
     asked = preparer.start_index(col.registry.version_segments(),
                                  col.dir / "derived" / "bm25", col.registry.generation)
+    checkpoint("ingest:mid-finalize")
     col.store.optimize()
     if asked and preparer.index_saved():
         derived(col)  # loads what the helper saved

@@ -6,6 +6,7 @@ Replies are cached (``CachedLLM``), so re-ingesting costs no further calls.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -36,9 +37,15 @@ def raw_pages(doc: Document) -> list[str]:
 
 def format_step(mode: str, llm: CachedLLM | None,
                 report: Callable[[str], None] | None = None) -> Callable[[Document], Document]:
-    """A ``Collection.ingest(prepare=...)`` hook applying ``--llm-format``."""
+    """A ``Collection.ingest(prepare=...)`` hook applying ``--llm-format``.
+
+    Without an endpoint (or with ``never``) the hook is a plain function of the document
+    (``auto`` adds its low-confidence warning), picklable, so an ingest's helper process
+    (``hiqa.prepare``) runs it; with one it calls the endpoint from the ingest's process."""
     if mode not in FORMAT_MODES:
         raise HiqaError(f"unknown --llm-format {mode!r}; valid: {', '.join(FORMAT_MODES)}")
+    if llm is None or mode == "never":
+        return functools.partial(_without_endpoint, mode=mode)
 
     def prepare(doc: Document) -> Document:
         if mode == "never":
@@ -49,6 +56,10 @@ def format_step(mode: str, llm: CachedLLM | None,
         return new
 
     return prepare
+
+
+def _without_endpoint(doc: Document, mode: str) -> Document:
+    return maybe_reformat(doc, [], None, mode=mode)[0]
 
 
 def add_llm_keywords(collection, doc_ids: Sequence[str], llm: CachedLLM) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]

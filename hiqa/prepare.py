@@ -3,15 +3,16 @@ keywords, the lexical route's term counts), done a few documents ahead of the se
 
 The second half (keywords of the collection, embedding, points, registry) runs in the ingest's
 process.  With ``HELPER_FROM`` documents or more, ``Preparer`` runs the first half in a helper
-process (``python -m hiqa.prepare``), so two cores work where one did: at 200k segments it was
-about 40% of the ingest's time without embedding (README, Store).  With fewer documents, or a
-``prepare`` hook (the LLM formatter, which calls an endpoint through this process's settings),
-it runs in-process, as each document is reached.
+process (``python -m hiqa.prepare``), so two cores work where one did (README, Store), and at
+the end the helper builds the lexical index from the term counts it kept while the store
+builds its vector index.  With fewer documents, or a ``prepare`` hook that does not pickle
+(the LLM formatter with an endpoint, which it calls through this process's settings and
+cache), it runs in-process, as each document is reached.
 
-The helper writes nothing: the ingest's crash rules are the main process's alone, and the
-helper exits when the main process closes its end of the pipe, or dies.  A helper that dies
-itself (the PDF library crashing on a hostile file) fails the document it was reading; a new
-helper takes the rest.
+The helper writes nothing but that index, after the commit: the ingest's crash rules are the
+main process's, and the helper exits when the main process closes its end of the pipe, or
+dies; it shares the ingest's lock meanwhile.  A helper that dies itself (the PDF library
+crashing on a hostile file) fails the document it was reading; a new helper takes the rest.
 """
 from __future__ import annotations
 
@@ -94,10 +95,12 @@ class Preparer:
     docstring); ``terms`` then holds the term counts of what it prepared."""
 
     def __init__(self, strategy: str, documents: int,
-                 hook: Callable[[Document], Document] | None = None) -> None:
+                 hook: Callable[[Document], Document] | None = None,
+                 lock: int | None = None) -> None:
         self.strategy = strategy
         self.hook = hook
-        self.helper = documents >= HELPER_FROM and hook is None
+        self.lock = lock
+        self.helper = documents >= HELPER_FROM and _portable(hook)
         self._counter = TermCounter()
         self._proc: subprocess.Popen[bytes] | None = None
 
@@ -174,7 +177,9 @@ class Preparer:
     # ------------------------------------------------------------------ the helper process
     def _send(self, message: tuple[str, Any]) -> None:
         if self._proc is None:
-            self._proc = _start(self.strategy)
+            self._proc = _start(self.strategy, self.lock)
+            if self.hook is not None:
+                self._send(("hook", self.hook))
         try:
             pickle.dump(message, self._proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)  # type: ignore[arg-type]
             self._proc.stdin.flush()  # type: ignore[union-attr]
@@ -208,6 +213,16 @@ class Preparer:
             proc.wait()
 
 
+def _portable(hook: Callable[[Document], Document] | None) -> bool:
+    """Whether the helper can run ``hook``: none, or one that pickles (a function of the
+    document alone, e.g. ``llm_ingest.format_step`` without an endpoint)."""
+    try:
+        pickle.dumps(hook)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return False
+    return True
+
+
 class _HelperDied(Exception):
     """The helper's pipe closed before its answer: says how it ended."""
 
@@ -234,12 +249,15 @@ def _command(strategy: str) -> list[str]:
     return [sys.executable, "-m", "hiqa.prepare", strategy]
 
 
-def _start(strategy: str) -> subprocess.Popen[bytes]:
+def _start(strategy: str, lock: int | None = None) -> subprocess.Popen[bytes]:
+    """The helper, given the descriptor of the ingest's lock (``ingest.ingest_lock``) when
+    there is one: it shares the lock, so a helper still saving the lexical index after the
+    ingest's process was killed keeps the next ingest out until it is done."""
     here = str(Path(__file__).resolve().parents[1])  # this hiqa, wherever it is imported from
     path = os.environ.get("PYTHONPATH")
     env = {**os.environ, "PYTHONPATH": here + (os.pathsep + path if path else "")}
     return subprocess.Popen(_command(strategy), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            env=env)
+                            env=env, pass_fds=() if lock is None else (lock,))
 
 
 def _save_index(counter: TermCounter, wanted: dict[str, int], directory: str,
@@ -254,14 +272,18 @@ def _save_index(counter: TermCounter, wanted: dict[str, int], directory: str,
 
 def _serve(strategy: str, requests: IO[bytes], answers: IO[bytes]) -> None:
     counter = TermCounter()
+    hook = None
     while True:
         try:
             kind, value = pickle.load(requests)
         except EOFError:
             return
+        if kind == "hook":  # no answer
+            hook = value
+            continue
         try:
             if kind == "job":
-                answer: tuple[str, Any] = ("ok", prepare(value, strategy, counter))
+                answer: tuple[str, Any] = ("ok", prepare(value, strategy, counter, hook))
             elif kind == "index":
                 answer = ("ok", _save_index(counter, *value))
             else:

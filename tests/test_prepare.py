@@ -46,8 +46,8 @@ def helpers(monkeypatch):
     started: list[subprocess.Popen[bytes]] = []
     real_start = hiqa.prepare._start
 
-    def start(strategy: str) -> subprocess.Popen[bytes]:
-        started.append(real_start(strategy))
+    def start(strategy: str, lock: int | None = None) -> subprocess.Popen[bytes]:
+        started.append(real_start(strategy, lock))
         return started[-1]
 
     monkeypatch.setattr(hiqa.prepare, "HELPER_FROM", 1)
@@ -183,11 +183,61 @@ def test_the_helper_exits_when_the_ingest_process_is_killed(settings, corpus, tm
            "HIQA_CRASH_AT": "ingest:after-upsert@2", marker.split("=")[0]: tmp_path.name}
     script = ("import hiqa.prepare as p, sys; p.HELPER_FROM = 1\n"
               "from hiqa.cli import main\nsys.exit(main(sys.argv[1:]))")
-    proc = subprocess.run([sys.executable, "-c", script, "ingest", "-c", "man", str(corpus)],
-                          check=False, env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == -signal.SIGKILL, proc.stderr[-2000:]
+    log = tmp_path / "cli.log"  # not a pipe: the helper inherits it, and run() would wait
+    with log.open("w") as out:
+        proc = subprocess.run([sys.executable, "-c", script, "ingest", "-c", "man", str(corpus)],
+                              check=False, env=env, stdout=out, stderr=out, timeout=300)
+    assert proc.returncode == -signal.SIGKILL, log.read_text()[-2000:]
     deadline = time.monotonic() + 20
     while _helpers_of(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _helpers_of(marker) == []
+
+
+SLOW_INDEX_HELPER = """
+import time
+import hiqa.prepare as p
+
+real = p._save_index
+
+def slow(*args):
+    time.sleep(3)
+    return real(*args)
+
+p._save_index = slow
+p.main()
+"""
+
+
+def test_a_helper_left_saving_the_index_keeps_the_next_ingest_out(settings, corpus, tmp_path):
+    """``kill -9`` of the ingest while its helper saves the lexical index: the helper shares
+    the ingest's lock, so until it is done another ingest is told one is running (two saves
+    of different generations could mix their files), and afterwards it proceeds."""
+    from hiqa.errors import IngestBusyError
+    from hiqa.ingest import ingest_lock
+
+    env = {**os.environ, "HIQA_DATA_DIR": str(settings.data_dir),
+           "HIQA_CRASH_AT": "ingest:mid-finalize"}
+    script = ("import sys, hiqa.prepare as p\np.HELPER_FROM = 1\n"
+              f"p._command = lambda strategy: [sys.executable, '-c', {SLOW_INDEX_HELPER!r}, "
+              "strategy]\nfrom hiqa.cli import main\nsys.exit(main(sys.argv[1:]))")
+    log = tmp_path / "cli.log"  # not a pipe: the helper inherits it, and run() would wait
+    with log.open("w") as out:
+        proc = subprocess.run([sys.executable, "-c", script, "ingest", "-c", "man", str(corpus)],
+                              check=False, env=env, stdout=out, stderr=out, timeout=300)
+    assert proc.returncode == -signal.SIGKILL, log.read_text()[-2000:]
+    col = Collection("man", settings)
+    with pytest.raises(IngestBusyError), ingest_lock(col):
+        pass
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with ingest_lock(col):
+                break
+        except IngestBusyError:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+    # the helper saved the committed generation's index: a new process's search uses it
+    assert col.search("keep printing appended data as the file grows", k=1)[
+        0].segment.doc_id == "tail.1.md"
+    assert {r.status for r in col.ingest([corpus])} == {"unchanged"}
