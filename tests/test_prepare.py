@@ -162,6 +162,23 @@ def test_a_helper_that_cannot_start_leaves_the_work_to_the_ingest_process(
         0].segment.doc_id == "tail.1.md"
 
 
+def killed_cli_ingest(settings, corpus: Path, tmp_path: Path, crash_at: str,
+                      helper: str | None = None, **env: str) -> None:
+    """``hiqa ingest`` of ``corpus`` in a child with a helper process (``helper``: the
+    helper's script instead of ``python -m hiqa.prepare``), killed at ``crash_at``."""
+    script = "import sys, hiqa.prepare as p\np.HELPER_FROM = 1\n"
+    if helper is not None:
+        script += f"p._command = lambda strategy: [sys.executable, '-c', {helper!r}, strategy]\n"
+    script += "from hiqa.cli import main\nsys.exit(main(sys.argv[1:]))"
+    env = {**os.environ, "HIQA_DATA_DIR": str(settings.data_dir), "HIQA_CRASH_AT": crash_at,
+           **env}
+    log = tmp_path / "cli.log"  # not a pipe: the helper inherits it, and run() would wait
+    with log.open("w") as out:
+        proc = subprocess.run([sys.executable, "-c", script, "ingest", "-c", "man", str(corpus)],
+                              check=False, env=env, stdout=out, stderr=out, timeout=300)
+    assert proc.returncode == -signal.SIGKILL, log.read_text()[-2000:]
+
+
 def _helpers_of(marker: str) -> list[int]:
     """Helper processes whose environment holds ``marker``."""
     found = []
@@ -179,15 +196,8 @@ def test_the_helper_exits_when_the_ingest_process_is_killed(settings, corpus, tm
     """``kill -9`` of an ingest (here at its second document's points) leaves no helper behind:
     it sees its pipe close and exits."""
     marker = f"HIQA_TEST_MARK={tmp_path.name}"
-    env = {**os.environ, "HIQA_DATA_DIR": str(settings.data_dir),
-           "HIQA_CRASH_AT": "ingest:after-upsert@2", marker.split("=")[0]: tmp_path.name}
-    script = ("import hiqa.prepare as p, sys; p.HELPER_FROM = 1\n"
-              "from hiqa.cli import main\nsys.exit(main(sys.argv[1:]))")
-    log = tmp_path / "cli.log"  # not a pipe: the helper inherits it, and run() would wait
-    with log.open("w") as out:
-        proc = subprocess.run([sys.executable, "-c", script, "ingest", "-c", "man", str(corpus)],
-                              check=False, env=env, stdout=out, stderr=out, timeout=300)
-    assert proc.returncode == -signal.SIGKILL, log.read_text()[-2000:]
+    killed_cli_ingest(settings, corpus, tmp_path, "ingest:after-upsert@2",
+                      HIQA_TEST_MARK=tmp_path.name)
     deadline = time.monotonic() + 20
     while _helpers_of(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -216,16 +226,8 @@ def test_a_helper_left_saving_the_index_keeps_the_next_ingest_out(settings, corp
     from hiqa.errors import IngestBusyError
     from hiqa.ingest import ingest_lock
 
-    env = {**os.environ, "HIQA_DATA_DIR": str(settings.data_dir),
-           "HIQA_CRASH_AT": "ingest:mid-finalize"}
-    script = ("import sys, hiqa.prepare as p\np.HELPER_FROM = 1\n"
-              f"p._command = lambda strategy: [sys.executable, '-c', {SLOW_INDEX_HELPER!r}, "
-              "strategy]\nfrom hiqa.cli import main\nsys.exit(main(sys.argv[1:]))")
-    log = tmp_path / "cli.log"  # not a pipe: the helper inherits it, and run() would wait
-    with log.open("w") as out:
-        proc = subprocess.run([sys.executable, "-c", script, "ingest", "-c", "man", str(corpus)],
-                              check=False, env=env, stdout=out, stderr=out, timeout=300)
-    assert proc.returncode == -signal.SIGKILL, log.read_text()[-2000:]
+    killed_cli_ingest(settings, corpus, tmp_path, "ingest:mid-finalize",
+                      helper=SLOW_INDEX_HELPER)
     col = Collection("man", settings)
     with pytest.raises(IngestBusyError), ingest_lock(col):
         pass
