@@ -48,9 +48,7 @@ def format_step(mode: str, llm: CachedLLM | None,
         return functools.partial(_without_endpoint, mode=mode)
 
     def prepare(doc: Document) -> Document:
-        if mode == "never":
-            return doc
-        new, rep = maybe_reformat(doc, raw_pages(doc) if llm else [], llm, mode=mode)
+        new, rep = maybe_reformat(doc, raw_pages(doc), llm, mode=mode)
         if rep is not None and report is not None:
             report(f"{doc.doc_id}: {rep.summary()}")
         return new
