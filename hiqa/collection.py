@@ -306,25 +306,16 @@ class Collection:
         return _ingest.dense_status(self)
 
     def payload(self, s: Segment, version: str) -> dict[str, Any]:
-        """A segment's own payload fields; its document's are ``document_payload``."""
-        return {
-            "doc_id": s.doc_id, "path": list(s.path), "level": s.level, "order": s.order,
-            "piece": s.piece, "pages": list(s.pages), "text": s.text,
-            "augmented_text": s.augmented_text, "is_table": s.is_table, "span": list(s.span),
-            "content_hash": s.content_hash, "version": version[:16],
-            "doc_version": version_key(s.doc_id, version), "kind": s.kind, "image": s.image,
-        }
-
-    def document_payload(self, s: Segment, keywords: Sequence[str]) -> dict[str, Any]:
-        """The payload fields every segment of ``s``'s document shares, keywords merged.
-
-        Written once per document (``Store.set_payload``): the binding converts a payload
-        value in about 3 µs, so these six fields on every point cost 5 s at 200k segments.
-        """
         meta = self.registry.data  # read once per ingest under its lock, not stat'ed per segment
-        return {"doc_title": s.doc_title, "source": s.source, "keywords": list(keywords),
-                "strategy": s.strategy, "embedder": meta["embedder"],
-                "model_id": meta["model_id"]}
+        return {
+            "doc_id": s.doc_id, "doc_title": s.doc_title, "source": s.source,
+            "path": list(s.path), "level": s.level, "order": s.order, "piece": s.piece,
+            "pages": list(s.pages), "text": s.text, "augmented_text": s.augmented_text,
+            "keywords": list(s.keywords), "is_table": s.is_table, "strategy": s.strategy,
+            "span": list(s.span), "content_hash": s.content_hash, "version": version[:16],
+            "doc_version": version_key(s.doc_id, version), "kind": s.kind, "image": s.image,
+            "embedder": meta["embedder"], "model_id": meta["model_id"],
+        }
 
     def figure_dir(self, doc_id: str) -> Path:
         return self.settings.markdown_dir / self.name / safe_doc_name(doc_id)

@@ -13,7 +13,6 @@ import signal
 POINTS = (
     "ingest:before-upsert",      # a document parsed and embedded, nothing written
     "ingest:mid-upsert",         # some of a document's points written
-    "ingest:before-document-payload",  # its points written without their document's fields
     "ingest:after-upsert",       # all its points written, the registry does not name them yet
     "ingest:before-commit",      # several documents written, the registry write about to start
     "ingest:after-commit",       # registry names the new versions, old versions still stored

@@ -349,7 +349,7 @@ def _write_one(col: Collection, job: Job, ready: Prepared, progress: Progress, *
     progress("segment", doc_id, 0, 1)
     keywords = col.keyword_sources_for(doc_id, list(ready.rule_keywords))
     merged = col.merge_keywords(keywords)
-    segments = ready.segments
+    segments = [replace(s, keywords=merged) for s in ready.segments]
     progress("segment", doc_id, 1, 1)
     if embed:
         progress("embed", doc_id, 0, len(segments))
@@ -371,9 +371,6 @@ def _write_one(col: Collection, job: Job, ready: Prepared, progress: Progress, *
             col.store.upsert(ids[i:i + step], payloads[i:i + step],
                              {"hca": vectors[i:i + step]} if embed else {})
             progress("index", doc_id, min(i + step, len(ids)), len(ids))
-        if segments:
-            checkpoint("ingest:before-document-payload")
-            col.store.set_payload(ids, col.document_payload(segments[0], merged))
     except BaseException:
         with contextlib.suppress(Exception):  # leave no half version behind when we can
             col.store.delete_document(

@@ -137,7 +137,6 @@ CASES = [
     Case(FIRST, "ingest:before-commit"),
     Case(BIG, "ingest:mid-upsert"),
     Case(REINGEST, f"ingest:after-upsert@{_nth(len(CHANGED))}"),
-    Case(REINGEST, f"ingest:before-document-payload@{_nth(len(CHANGED))}"),
     Case(REINGEST, "ingest:before-commit"),
     Case(REINGEST, "ingest:after-commit"),
     Case(REINGEST, "ingest:mid-delete-old"),

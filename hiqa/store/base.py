@@ -122,11 +122,6 @@ class Store(ABC):
         """Write points; ``vectors`` maps a vector name to rows aligned with ``ids``."""
 
     @abstractmethod
-    def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
-        """Set the same fields on these points: a document's own fields, converted once for
-        all its segments rather than once per point."""
-
-    @abstractmethod
     def set_vectors(self, name: str, ids: Sequence[str], matrix: np.ndarray) -> None: ...
 
     @abstractmethod

@@ -108,10 +108,6 @@ class ClientStore(Store):
         self.client.delete(self.qdrant_name, models.FilterSelector(
             filter=_doc_filter(doc_id, keep)), wait=True)
 
-    def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
-        if ids:
-            self.client.set_payload(self.qdrant_name, payload, points=list(ids), wait=True)
-
     def set_document_payload(self, doc_id: str, payload: dict[str, Any]) -> None:
         self.client.set_payload(self.qdrant_name, payload, points=_doc_filter(doc_id), wait=True)
 

@@ -191,11 +191,6 @@ class EdgeStore(Store):
             self.writes += 1
             self.shard.update(qe.UpdateOperation.upsert_points(points))
 
-    def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
-        if ids:
-            self.writes += 1
-            self.shard.update(qe.UpdateOperation.set_payload(list(ids), payload))
-
     def set_vectors(self, name: str, ids: Sequence[str], matrix: np.ndarray) -> None:
         self.shard.update(qe.UpdateOperation.update_vectors([
             qe.PointVectors(id=i, vector={name: row.tolist()}) for i, row in zip(ids, matrix)]))
