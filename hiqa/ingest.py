@@ -349,7 +349,7 @@ def _write_one(col: Collection, job: Job, ready: Prepared, progress: Progress, *
     progress("segment", doc_id, 0, 1)
     keywords = col.keyword_sources_for(doc_id, list(ready.rule_keywords))
     merged = col.merge_keywords(keywords)
-    segments = [replace(s, keywords=merged) for s in ready.segments]
+    segments = ready.segments
     progress("segment", doc_id, 1, 1)
     if embed:
         progress("embed", doc_id, 0, len(segments))
@@ -363,7 +363,8 @@ def _write_one(col: Collection, job: Job, ready: Prepared, progress: Progress, *
     registered = col.registry.documents.get(doc_id)
     try:
         ids = [s.segment_id for s in segments]
-        payloads = [col.payload(s, version) for s in segments]
+        payloads = [col.payload(s, version, merged if i == 0 else None)
+                    for i, s in enumerate(segments)]
         step = 256
         for i in range(0, len(ids), step):
             if i:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import CollectionError
-from .store import Record, payload_key, version_key
+from .store import HEAD_FIELD, Record, payload_key, version_key
 
 
 def atomic_write(path: Path, data: str | bytes) -> None:
@@ -229,8 +229,11 @@ class StoredVersions:
             key = payload_key(p)
             self.counts[key] = self.counts.get(key, 0) + 1
             self._pages[key] = max([self._pages.get(key, 0), *p.get("pages", [])])
-            self._versions.setdefault(str(p.get("doc_id", "")), {}).setdefault(
-                str(p.get("version", "")), p)
+            versions = self._versions.setdefault(str(p.get("doc_id", "")), {})
+            version = str(p.get("version", ""))
+            if version not in versions or HEAD_FIELD in p:  # the head point's, with its
+                versions[version] = p                      # document's fields
+
 
     def records(self, docs: Iterable[str] | None = None,
                 warnings: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
@@ -254,10 +257,9 @@ class StoredVersions:
         return set(self._versions)
 
     def sample(self) -> dict[str, Any] | None:
-        """One payload (collection-wide fields: strategy, embedder, model id)."""
-        for versions in self._versions.values():
-            return next(iter(versions.values()))
-        return None
+        """One head point's payload (collection-wide fields: strategy, embedder, model id)."""
+        payloads = [p for versions in self._versions.values() for p in versions.values()]
+        return next((p for p in payloads if HEAD_FIELD in p), payloads[0] if payloads else None)
 
 
 def _load(path: Path) -> dict[str, Any]:

@@ -203,7 +203,8 @@ def lexical_terms(col: Collection, directory: Path, fresh: Sequence[Terms] = ())
     """
     parts, wanted = gather_terms(col.registry.version_segments(), directory, fresh)
     if wanted:
-        stored = [lexical_text(segment_from_payload(rec.id, rec.payload), key)
+        read = col.segment_reader()
+        stored = [lexical_text(read(rec.id, rec.payload), key)
                   for rec in col.store.scroll(fields=_LEXICAL_FIELDS)
                   if (key := payload_key(rec.payload)) in wanted]
         parts.append(Terms.of(stored).select(wanted))
@@ -278,11 +279,11 @@ def fetch(col: Collection, d: Derived, ids: Sequence[str]) -> dict[str, Segment]
     """Segments by id, of registered versions only, each fetched once per generation."""
     missing = [i for i in ids if i not in d.segments]
     if missing:
-        visible = set(d.versions)
+        visible, read = set(d.versions), col.segment_reader()
         for rec in col.store.retrieve(missing):
             p = rec.payload
             if payload_key(p) in visible:
-                d.segments[rec.id] = segment_from_payload(rec.id, p)
+                d.segments[rec.id] = read(rec.id, p)
     return {i: d.segments[i] for i in ids if i in d.segments}
 
 
@@ -294,7 +295,12 @@ def context_key(seg: Segment) -> str:
     return "\x1f".join((seg.doc_id, *seg.context_path))
 
 
-def segment_from_payload(point_id: str, p: dict[str, Any]) -> Segment:
+def segment_from_payload(point_id: str, p: dict[str, Any],
+                         document: Mapping[str, Any] | None = None) -> Segment:
+    """The segment a point stores; ``document`` gives the document's fields
+    (``Collection.segment_reader``) where the point leaves them out (all but the head)."""
+    if document:
+        p = {**document, **p}
     return Segment(
         segment_id=point_id, doc_id=p.get("doc_id", ""), doc_title=p.get("doc_title", ""),
         source=p.get("source", ""), path=tuple(p.get("path", ())), level=int(p.get("level", 0)),

@@ -311,3 +311,47 @@ def test_a_shard_made_before_the_int8_copy_still_answers_exactly(tmp_path):
     scored = store.scores(ids[:20], v[3], "hca")
     assert max(abs(scored[i] - exact[i]) for i in ids[:20]) < 1e-5
     store.close()
+
+
+@pytest.mark.parametrize("engine", ["edge", "qdrant-local"])
+def test_a_documents_own_fields_are_stored_once_on_its_head_point(settings, corpus, tmp_path,
+                                                                   engine):
+    """Title, source, keywords, strategy, embedder and model id are the document's: they are
+    written on its first point only, yet every segment read back carries them, a keyword
+    change reaches the head point, and a lost registry is rebuilt with them."""
+    col = build(replace(settings, store=engine, data_dir=tmp_path / engine), corpus)
+    document_fields = {"doc_title", "source", "keywords", "strategy", "embedder", "model_id"}
+    heads: dict[str, list[dict]] = {}
+    for rec in col.store.scroll():
+        has = document_fields & set(rec.payload)
+        assert has in (set(), document_fields)  # all of them or none
+        if has:
+            heads.setdefault(rec.payload["doc_id"], []).append(rec.payload)
+        assert "image" not in rec.payload and "is_table" not in rec.payload  # their defaults
+    assert sorted(heads) == sorted(DOCS) and all(len(h) == 1 for h in heads.values())
+    assert len(col) > len(DOCS)  # the other points are not heads
+    for doc_id, (head,) in heads.items():
+        record = col.documents[doc_id]
+        assert head["doc_title"] == record["title"] and head["source"] == record["source"]
+        for seg in col.segments(doc_id):
+            assert (seg.doc_title, seg.source, seg.strategy) == \
+                (record["title"], record["source"], "hca")
+            assert seg.keywords == col.doc_keywords(doc_id) and seg.keywords
+    hit = col.search("tail: follow appended data", k=1)[0]
+    assert hit.segment.doc_title == col.documents["tail.1.md"]["title"]
+
+    lexicon = tmp_path / "lex.csv"
+    lexicon.write_text("doc,keyword\nhead.1.md,prefix printer\n")
+    assert not col.set_lexicon(lexicon)
+    stored = [r.payload for r in col.store.scroll(doc_id="head.1.md")]
+    assert [p["keywords"] for p in stored if "keywords" in p] == [list(col.doc_keywords("head.1.md"))]
+    assert "prefix printer" in col.doc_keywords("head.1.md")
+
+    store.close_all()
+    (col.dir / "meta.json").unlink()
+    again = Collection("man", replace(settings, store=engine, data_dir=tmp_path / engine))
+    assert (again.meta["strategy"], again.meta["model_id"]) == ("hca", col.meta["model_id"])
+    for doc_id, record in again.documents.items():
+        assert (record["title"], record["source"]) == \
+            (col.documents[doc_id]["title"], col.documents[doc_id]["source"])
+    assert "prefix printer" in again.doc_keywords("head.1.md")

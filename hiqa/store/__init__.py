@@ -21,10 +21,10 @@ from typing import Any
 from ..errors import CollectionError, StorageError
 from ..handles import HANDLES
 from ..settings import Settings
-from .base import BATCH, VECTOR_NAMES, Record, Store, payload_key, version_key
+from .base import BATCH, HEAD_FIELD, VECTOR_NAMES, Record, Store, payload_key, version_key
 from .edge import EdgeStore, _describe_process
 
-__all__ = ["BATCH", "VECTOR_NAMES", "ClientStore", "EdgeStore", "Record", "Store", "close_all",
+__all__ = ["BATCH", "HEAD_FIELD", "VECTOR_NAMES", "ClientStore", "EdgeStore", "Record", "Store", "close_all",
            "get_client", "is_embedded", "open_store", "payload_key", "storage_error", "version_key"]
 STORES = ("edge", "qdrant-local")
 

@@ -52,6 +52,9 @@ QUANTILE = 0.99
 value Qdrant's quantization guide uses)."""
 INDEXED_FIELDS = ("doc_id", "doc_version", "keywords")
 """Keyword payload indexes: documents, registered versions, keywords."""
+HEAD_FIELD = "model_id"
+"""A field only a document's head point has (``Collection.payload``): the point that holds
+the document's own fields (title, source, keywords, strategy, embedder, model id)."""
 BATCH = 256
 """Points per write: one WAL entry each, small enough to report progress between them."""
 
@@ -132,7 +135,9 @@ class Store(ABC):
         """Drop a document's points, or all but those of the version key ``keep``."""
 
     @abstractmethod
-    def set_document_payload(self, doc_id: str, payload: dict[str, Any]) -> None: ...
+    def set_document_payload(self, doc_id: str, payload: dict[str, Any]) -> None:
+        """Set document fields on the document's head points (``HEAD_FIELD``), every
+        version's."""
 
     @abstractmethod
     def scroll(self, *, fields: Sequence[str] | bool = True, vectors: Sequence[str] = (),

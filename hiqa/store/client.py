@@ -17,6 +17,7 @@ from qdrant_client import QdrantClient, models
 from .base import (
     BATCH,
     DENSE_OVERSAMPLING,
+    HEAD_FIELD,
     INDEXED_FIELDS,
     QUANTILE,
     QUANTIZED_VECTORS,
@@ -109,7 +110,10 @@ class ClientStore(Store):
             filter=_doc_filter(doc_id, keep)), wait=True)
 
     def set_document_payload(self, doc_id: str, payload: dict[str, Any]) -> None:
-        self.client.set_payload(self.qdrant_name, payload, points=_doc_filter(doc_id), wait=True)
+        heads = models.Filter(
+            must=[models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))],
+            must_not=[models.IsEmptyCondition(is_empty=models.PayloadField(key=HEAD_FIELD))])
+        self.client.set_payload(self.qdrant_name, payload, points=heads, wait=True)
 
     def scroll(self, *, fields: Sequence[str] | bool = True, vectors: Sequence[str] = (),
                doc_id: str | None = None) -> Iterator[Record]:

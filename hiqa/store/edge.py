@@ -21,6 +21,7 @@ from ..errors import CollectionError
 from .base import (
     BATCH,
     DENSE_OVERSAMPLING,
+    HEAD_FIELD,
     INDEXED_FIELDS,
     QUANTILE,
     QUANTIZED_VECTORS,
@@ -205,7 +206,9 @@ class EdgeStore(Store):
         self.shard.update(qe.UpdateOperation.delete_points_by_filter(_doc_filter(doc_id, keep)))
 
     def set_document_payload(self, doc_id: str, payload: dict[str, Any]) -> None:
-        self.shard.update(qe.UpdateOperation.set_payload_by_filter(_doc_filter(doc_id), payload))
+        heads = qe.Filter(must=[qe.FieldCondition(key="doc_id", match=qe.MatchValue(doc_id))],
+                          must_not=[qe.IsEmptyCondition(HEAD_FIELD)])
+        self.shard.update(qe.UpdateOperation.set_payload_by_filter(heads, payload))
 
     # ------------------------------------------------------------------ reads
     def scroll(self, *, fields: Sequence[str] | bool = True, vectors: Sequence[str] = (),
