@@ -310,12 +310,12 @@ class Collection:
         """A point's payload: the segment's own fields, and with ``keywords`` given (the
         document's head point, its first segment) the document's fields too.
 
-        The other points leave out ``DOCUMENT_FIELDS``, and the segment fields at their
-        default (no pages, not a table, no image); readers take those from the registry
-        (``segment_reader``) and the defaults.  Each payload value costs the ingest about 3 µs
-        in Edge's binding and again in the segment rewrite of ``optimize``: at 200k segments
-        the nine values left out were about a tenth of the ingest (README, Store).  The head
-        point keeps a document rebuildable from the store alone (``hiqa repair``).
+        The other points leave out the document's fields (title, source, keywords, strategy,
+        embedder, model id), and the segment fields at their default (no pages, not a table,
+        no image); readers take those from the registry (``segment_reader``) and the defaults.
+        Each payload value costs the ingest about 3 µs in Edge's binding and again in the
+        segment rewrite of ``optimize`` (README, Store).  The head point keeps a document
+        rebuildable from the store alone (``hiqa repair``).
         """
         p: dict[str, Any] = {
             "doc_id": s.doc_id, "path": list(s.path), "level": s.level, "order": s.order,

@@ -234,7 +234,6 @@ class StoredVersions:
             if version not in versions or HEAD_FIELD in p:  # the head point's, with its
                 versions[version] = p                      # document's fields
 
-
     def records(self, docs: Iterable[str] | None = None,
                 warnings: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
         """Registry records for ``docs`` (default: every document in the store), each with the

@@ -344,7 +344,8 @@ def test_a_documents_own_fields_are_stored_once_on_its_head_point(settings, corp
     lexicon.write_text("doc,keyword\nhead.1.md,prefix printer\n")
     assert not col.set_lexicon(lexicon)
     stored = [r.payload for r in col.store.scroll(doc_id="head.1.md")]
-    assert [p["keywords"] for p in stored if "keywords" in p] == [list(col.doc_keywords("head.1.md"))]
+    assert [p["keywords"] for p in stored if "keywords" in p] == \
+        [list(col.doc_keywords("head.1.md"))]
     assert "prefix printer" in col.doc_keywords("head.1.md")
 
     store.close_all()

@@ -24,8 +24,9 @@ from ..settings import Settings
 from .base import BATCH, HEAD_FIELD, VECTOR_NAMES, Record, Store, payload_key, version_key
 from .edge import EdgeStore, _describe_process
 
-__all__ = ["BATCH", "HEAD_FIELD", "VECTOR_NAMES", "ClientStore", "EdgeStore", "Record", "Store", "close_all",
-           "get_client", "is_embedded", "open_store", "payload_key", "storage_error", "version_key"]
+__all__ = ["BATCH", "HEAD_FIELD", "VECTOR_NAMES", "ClientStore", "EdgeStore", "Record", "Store",
+           "close_all", "get_client", "is_embedded", "open_store", "payload_key", "storage_error",
+           "version_key"]
 STORES = ("edge", "qdrant-local")
 
 
