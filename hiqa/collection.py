@@ -338,8 +338,9 @@ class Collection:
     def segment_reader(self) -> Callable[[str, dict[str, Any]], Segment]:
         """Reads registered versions' points into segments, each filling in its document's
         fields (title, source, merged keywords, strategy) from the registry where the point
-        leaves them out (all but the head point, ``payload``)."""
-        meta = self.meta
+        leaves them out (all but the head point, ``payload``).  It reads the registry as the
+        caller last refreshed it: the snapshot the caller took the visible versions from."""
+        meta = self.registry.data
         shared: dict[str, dict[str, Any]] = {}
 
         def read(point_id: str, payload: dict[str, Any]) -> Segment:

@@ -54,8 +54,9 @@ class Job:
 
 @dataclass(frozen=True)
 class Prepared:
-    """A document formatted and segmented (its segments' keywords not merged yet), or why it
-    could not be (``error``, the message for the ingest summary)."""
+    """A document formatted and segmented, with the title rule's keywords (the ingest merges
+    them with the collection's other sources for the document's head point), or why it could
+    not be (``error``, the message for the ingest summary)."""
 
     doc: Document | None
     segments: tuple[Segment, ...] = ()
