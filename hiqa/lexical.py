@@ -139,8 +139,8 @@ class _Rows:
         sizes = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
         flat = np.fromiter(chain.from_iterable(docs), dtype=np.int64, count=int(sizes.sum()))
         span = int(flat.max()) + 1 if len(flat) else 1
-        key, counts = np.unique(np.repeat(np.arange(len(docs), dtype=np.int64), sizes) * span
-                                + flat, return_counts=True)
+        key, counts = _counted(np.repeat(np.arange(len(docs), dtype=np.int64), sizes) * span
+                               + flat)
         return cls(_indptr(np.bincount(key // span, minlength=len(docs))),
                    (key % span).astype(np.int32), counts.astype(np.int32), np.maximum(sizes, 1))
 
@@ -161,6 +161,18 @@ class _Rows:
                      np.concatenate([m[p.terms] for p, m in zip(parts, remaps)]),
                      np.concatenate([p.counts for p in parts]),
                      np.concatenate([p.lengths for p in parts]))
+
+
+def _counted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_counts=True)`` for keys that come in runs of ascending rows
+    (row × span + term): a stable sort uses the runs, ``np.unique``'s quicksort does not.  At
+    200k segments (13.7M body terms) 0.5 s against 2.2 s, the same arrays."""
+    keys = np.sort(keys, kind="stable")
+    first = np.empty(len(keys), dtype=bool)
+    first[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    return keys[starts], np.diff(np.append(starts, len(keys)))
 
 
 def _indptr(sizes: np.ndarray) -> np.ndarray:
@@ -185,8 +197,12 @@ def _bm25(rows: _Rows, n_terms: int, b: float) -> tuple[np.ndarray, np.ndarray, 
     norm = K1 * ((1 - b) + b * rows.lengths.astype(np.float64) / rows.lengths.mean())
     tf = rows.counts.astype(np.float64)
     weights = (idf[rows.terms].astype(np.float64) * (tf / (norm[doc] + tf))).astype(np.float32)
-    order = np.argsort(rows.terms, kind="stable")
-    return _indptr(df), doc[order], weights[order]
+    from scipy import sparse  # only an index build needs it
+
+    # to term-major: SciPy's CSR -> CSC walks the rows in order, so each term's documents come
+    # ascending, as a stable argsort by term put them (0.08 s against 0.9-1.9 s at 200k)
+    by_term = sparse.csr_matrix((weights, rows.terms, rows.indptr), shape=(n, n_terms)).tocsc()
+    return _indptr(df), by_term.indices.astype(np.int32, copy=False), by_term.data
 
 
 @dataclass(frozen=True)

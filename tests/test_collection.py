@@ -141,6 +141,37 @@ def test_finalize_runs_when_the_last_document_was_committed_on_time(settings, co
     assert LexicalIndex.load(col.dir / "derived" / "bm25", gen) is not None
 
 
+def test_an_ingest_builds_each_full_segment_before_writing_on(settings, corpus, monkeypatch):
+    """Once the points written since the store's last build fill a segment
+    (``store.edge.SEGMENT_POINTS``), the ingest has the store build them before it writes the
+    next document's points; the last, partial segment is built by the finalize stage, beside
+    the helper's lexical index.  The builds happen at the point counts the documents' segment
+    counts say."""
+    from hiqa.store import edge
+
+    monkeypatch.setattr(edge, "SEGMENT_POINTS", 3)
+    col = Collection("man", settings, create=True)
+    assert isinstance(col.store, edge.EdgeStore)
+    events: list[tuple[str, int]] = []
+    real_optimize = col.store.optimize
+    monkeypatch.setattr(col.store, "optimize", lambda: events.append(
+        ("build", col.store.count())) or real_optimize())
+    results = col.ingest([corpus], progress=lambda stage, doc, done, total: (
+        events.append(("finalize", 0)) if (stage, done) == ("finalize", 0) else None))
+    expected: list[tuple[str, int]] = []
+    written = unbuilt = 0
+    for r in results:
+        assert r.status == "added"
+        if unbuilt >= 3:
+            expected.append(("build", written))
+            unbuilt = 0
+        written += r.segments
+        unbuilt += r.segments
+    expected += [("finalize", 0), ("build", written)]
+    assert sum(1 for e in expected if e[0] == "build") >= 2, [r.segments for r in results]
+    assert events == expected
+
+
 def test_refusion_equals_full_recompute(settings, corpus):
     col = build(settings, corpus)
     result = col.retrieve("print the first lines of a file")

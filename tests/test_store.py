@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -273,6 +275,136 @@ def test_the_int8_copy_is_read_ahead_at_open(tmp_path, monkeypatch):
     read.clear()
     edge_module.EdgeStore(tmp_path / "shard", "t").shard.close()
     assert "quantized.data" in read  # at open
+
+
+def _clustered(n, dim):
+    """``n`` point ids and clustered unit vectors, the same for the same ``n`` and ``dim``."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    centres = rng.standard_normal((20, dim))
+    v = centres[rng.integers(0, 20, n)] + 0.7 * rng.standard_normal((n, dim))
+    v = (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+    return [f"00000000-0000-0000-0000-{i:012d}" for i in range(n)], v
+
+
+def _segmented_store(directory, n, dim=1024, every=4_000):
+    """An Edge store into which ``n`` clustered unit vectors were written a thousand at a time
+    as an ingest writes them, building when ``build_due``, ``SEGMENT_POINTS`` being ``every``
+    (1024 dimensions: 4,000 points are 16 MB of vectors, over the optimizer's own 10 MB
+    threshold for building a graph at all)."""
+    from hiqa.store import edge as edge_module
+
+    edge_module.SEGMENT_POINTS = edge_module.HNSW_FROM = every
+    ids, v = _clustered(n, dim)
+    s = edge_module.EdgeStore(directory, "t")
+    s.create(dim)
+    for i in range(0, n, 1_000):
+        if s.build_due():
+            s.optimize()
+        s.upsert(ids[i:i + 1_000], [{"doc_id": f"d{j // 40}"} for j in range(i, i + 1_000)],
+                 {"hca": v[i:i + 1_000], "content": v[i:i + 1_000]})
+    return s, ids, v
+
+
+def _built(directory) -> list[Path]:
+    """The segments with an int8 copy of ``hca``: those the optimizer built."""
+    return [p.parents[1] for p in directory.glob("segments/*/vector_storage-hca/quantized.data")]
+
+
+def _assert_exact(s, ids, v):
+    import numpy as np
+
+    q = v[5] + 0.03 * np.random.default_rng(1).standard_normal(v.shape[1]).astype(np.float32)
+    q /= np.linalg.norm(q)
+    exact = dict(zip(ids, (v @ q).tolist()))
+    found = s.nearest(q, using="hca", k=100, versions=None)
+    assert len(found) == 100
+    assert max(abs(score - exact[i]) for i, score in found) < 1e-5
+    best = sorted(exact, key=exact.__getitem__, reverse=True)
+    assert [i for i, _ in found[:10]] == best[:10]
+
+
+def test_the_points_are_built_in_segments_of_a_fixed_size_as_they_arrive(tmp_path, monkeypatch):
+    """Edge builds nothing until ``optimize``; ``build_due`` says when the points written since
+    the last build fill a segment (``SEGMENT_POINTS``), and the shard's ``max_segment_size``
+    keeps the optimizer from merging the built segments back into one (one segment of
+    everything, built at the end, took longer than several of a fixed size: README, Store).
+    Each built segment gets its int8 copy and its graph, a final ``optimize`` builds the rest
+    apart from them, and the dense route still returns the exact top 10 with exact scores
+    across them."""
+    from hiqa.store import edge as edge_module
+
+    monkeypatch.setattr(edge_module, "SEGMENT_POINTS", edge_module.SEGMENT_POINTS)
+    monkeypatch.setattr(edge_module, "HNSW_FROM", edge_module.HNSW_FROM)
+    s, ids, v = _segmented_store(tmp_path / "shard", 14_000)
+    assert len(_built(tmp_path / "shard")) == 3  # at 4k, 8k and 12k points, during the writes
+    assert s.unbuilt == 2_000 and not s.build_due()
+    s.optimize()
+    assert s.unbuilt == 0
+    assert len(_built(tmp_path / "shard")) == 3  # the last 2k: under the optimizer's threshold
+    s.upsert(ids[:1], [{"doc_id": "d0"}], {"hca": v[:1], "content": v[:1]})
+    assert s.unbuilt == 1
+    extra = [f"00000000-0000-0000-0001-{i:012d}" for i in range(4_000)]
+    s.upsert(extra, [{"doc_id": "extra"}] * 4_000, {"content": v[:4_000]})
+    assert s.unbuilt == 1  # points without the searched vector wait for ``fill_dense``
+    built = _built(tmp_path / "shard")
+    for segment in built:
+        links = list(segment.glob("vector_index-hca/links*.bin"))
+        assert links and max(f.stat().st_size for f in links) > 100_000
+    assert s.count() == 18_000
+    _assert_exact(s, ids, v)
+    s.close()
+
+
+def test_a_shard_made_before_segmenting_is_built_once_at_the_end(tmp_path, monkeypatch):
+    """A shard created without ``max_segment_size`` would merge the segments built during an
+    ingest back into one, rewriting each again: ``build_due`` stays false there, and the ingest
+    builds once at the end, as it did when the shard was made."""
+    import qdrant_edge as qe
+
+    from hiqa.store import edge as edge_module
+
+    monkeypatch.setattr(edge_module, "SEGMENT_POINTS", 1_000)
+    old = qe.EdgeConfig(vectors={v: qe.EdgeVectorParams(size=8, distance=qe.Distance.Cosine)
+                                 for v in ("hca", "content")})
+    qe.EdgeShard.create(str(tmp_path / "shard"), old).close()
+    ids, v = _clustered(1_000, 8)
+    s = edge_module.EdgeStore(tmp_path / "shard", "old")
+    s.upsert(ids, [{"doc_id": "a"}] * 1_000, {"hca": v, "content": v})
+    assert s.unbuilt == 1_000 and not s.build_due()
+    s.close()
+    fresh = edge_module.EdgeStore(tmp_path / "new", "new")
+    fresh.create(8)
+    fresh.upsert(ids[:999], [{"doc_id": "a"}] * 999, {"hca": v[:999], "content": v[:999]})
+    assert not fresh.build_due()
+    fresh.upsert(ids[999:], [{"doc_id": "a"}], {"hca": v[999:], "content": v[999:]})
+    assert fresh.build_due()
+    fresh.close()
+
+
+def test_a_kill_after_a_segment_was_built_loses_no_point(tmp_path):
+    """``kill -9`` right after the writes that made the shard build two segments, nothing
+    flushed or closed: the reopened store holds every point, its built segments and exact
+    answers."""
+    script = f"""
+import os, signal, sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from pathlib import Path
+from test_store import _segmented_store
+_segmented_store(Path({str(tmp_path / "shard")!r}), 9_000)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=False, timeout=300)
+    assert proc.returncode == -9, proc.stderr
+    from hiqa.store.edge import EdgeStore
+
+    assert len(_built(tmp_path / "shard")) == 2
+    s = EdgeStore(tmp_path / "shard", "t")
+    assert s.count() == 9_000
+    _assert_exact(s, *_clustered(9_000, 1024))  # the child's points
+    s.close()
 
 
 def test_a_shard_made_before_the_int8_copy_still_answers_exactly(tmp_path):

@@ -185,6 +185,11 @@ class Store(ABC):
         True when something was built."""
         return False
 
+    def build_due(self) -> bool:
+        """Whether the points written since the last ``optimize`` are enough to build as a
+        segment of their own (Edge); a server builds by itself."""
+        return False
+
     def close(self) -> None:
         """Release files and locks."""
 

@@ -43,6 +43,20 @@ millisecond at recall@10 0.9995 (README, Store).  A scan of the int8 copy withou
 measured too and not kept: at 200k it saved 22 s of the 38-41 s build, but the bench's p50 went
 from 7.2 to 13.4 ms and a search filtered on registered versions (a store holding points of an
 unfinished ingest) took 47 ms, which a graph answers as fast as an unfiltered one."""
+SEGMENT_POINTS = HNSW_FROM
+"""Points of one built segment.  Edge builds nothing until ``optimize`` is called, so an
+ingest's points all land in one segment; built whole at the end, a 200k-point segment took
+longer than four of 50k (Qdrant: "large segments might require disproportionately long
+indexation times", hence its ``max_segment_size``).  So an ingest has the shard build each
+``SEGMENT_POINTS`` new points once they are written (``build_due``), and the shard's
+``max_segment_size`` keeps its optimizer from merging them back into one (README, Store).  A
+dense search walks each segment's graph: four at 200k points."""
+
+
+def _segment_kb(dim: int) -> int:
+    """``max_segment_size``: ``SEGMENT_POINTS`` points' worth of one vector (``dim`` floats),
+    in kilobytes, Qdrant's unit for it ("1 KB = 1 vector of size 256")."""
+    return max(1, SEGMENT_POINTS * int(dim) * 4 // 1024)
 
 
 def _config(dim: int) -> qe.EdgeConfig:
@@ -57,7 +71,8 @@ def _config(dim: int) -> qe.EdgeConfig:
             size=int(dim), distance=qe.Distance.Cosine,
             hnsw_config=None if v in SEARCHED_VECTORS else no_graph,
             quantization_config=int8 if v in QUANTIZED_VECTORS else None)
-        for v in VECTOR_NAMES})
+        for v in VECTOR_NAMES},
+        optimizers=qe.EdgeOptimizersConfig(max_segment_size=_segment_kb(dim)))
 
 
 def _read_ahead(directory: Path) -> None:
@@ -97,6 +112,9 @@ class EdgeStore(Store):
         self.name = name
         self.where = str(directory)
         self.writes = 0
+        self.unbuilt = 0
+        """searchable points this handle wrote since the shard last built (``upsert``)"""
+        self._segmented: bool | None = None
         self._shard: qe.EdgeShard | None = None
 
     # ------------------------------------------------------------------ life cycle
@@ -144,29 +162,52 @@ class EdgeStore(Store):
 
     def create(self, dim: int) -> None:
         config = _config(dim)
+        self._segmented = None
         self._shard = self._open(lambda: qe.EdgeShard.create(str(self.directory), config))
         for field_name in INDEXED_FIELDS:
             self._shard.update(qe.UpdateOperation.create_field_index(
                 field_name, qe.PayloadSchemaType.Keyword))
 
-    def dimension(self) -> int | None:
+    def _saved_config(self) -> dict[str, Any]:
         import json
 
         try:
             cfg = json.loads((self.directory / "edge_config.json").read_text(encoding="utf-8"))
-            return int(cfg["vectors"]["hca"]["size"])
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError):
+            return {}
+        return cfg if isinstance(cfg, dict) else {}
+
+    def dimension(self) -> int | None:
+        try:
+            return int(self._saved_config()["vectors"]["hca"]["size"])
+        except (KeyError, TypeError, ValueError):
             return None
 
     def optimize(self) -> bool:
         """Have the shard build its int8 copy and HNSW graph once it holds ``HNSW_FROM``
         points."""
-        if not self.exists() or self.count() < HNSW_FROM:
+        if not self.exists():
+            return False
+        self.unbuilt = 0
+        if self.count() < HNSW_FROM:
             return False
         built = bool(self.shard.optimize())
         if built:  # the searches this process makes next read the new copy
             _read_ahead(self.directory)
         return built
+
+    def build_due(self) -> bool:
+        """Whether this handle wrote ``SEGMENT_POINTS`` searchable points since the last
+        build, in a shard whose optimizer keeps built segments apart (``max_segment_size``; a
+        shard created before it would merge them, rewriting each again, so it is built once,
+        at the end, as before)."""
+        if self.unbuilt < SEGMENT_POINTS:
+            return False
+        if self._segmented is None:
+            optimizers = self._saved_config().get("optimizers") or {}
+            self._segmented = bool(isinstance(optimizers, dict)
+                                   and optimizers.get("max_segment_size"))
+        return self._segmented
 
     def close(self) -> None:
         if self._shard is not None:
@@ -179,6 +220,7 @@ class EdgeStore(Store):
     def drop(self) -> None:
         self.close()
         shutil.rmtree(self.directory, ignore_errors=True)
+        self.unbuilt, self._segmented = 0, None
 
     # ------------------------------------------------------------------ writes
     def upsert(self, ids: Sequence[str], payloads: Sequence[dict[str, Any]],
@@ -191,6 +233,8 @@ class EdgeStore(Store):
             ]
             self.writes += 1
             self.shard.update(qe.UpdateOperation.upsert_points(points))
+        if SEARCHED_VECTORS[0] in vectors:
+            self.unbuilt += len(ids)
 
     def set_vectors(self, name: str, ids: Sequence[str], matrix: np.ndarray) -> None:
         self.shard.update(qe.UpdateOperation.update_vectors([
