@@ -407,6 +407,43 @@ os.kill(os.getpid(), signal.SIGKILL)
     s.close()
 
 
+def test_a_kill_during_a_build_loses_no_point(tmp_path):
+    """``kill -9`` while the shard builds a segment (Qdrant's optimizer, in Rust, holding the
+    process): the reopened store holds every point and answers exactly, whether or not the
+    build is redone."""
+    import time
+
+    script = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from pathlib import Path
+from test_store import _segmented_store
+from hiqa.store import edge
+s, _, _ = _segmented_store(Path({str(tmp_path / "shard")!r}), 20_000, every=100_000)
+edge.HNSW_FROM = 1_000
+print("building", flush=True)
+s.optimize()
+print("built", flush=True)
+"""
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "building"
+        time.sleep(0.25)  # a 20k-point build takes seconds
+        proc.kill()
+        rest = proc.stdout.read()
+    finally:
+        proc.wait(timeout=60)
+    assert proc.returncode == -9
+    assert "built" not in rest, "the build ended before the kill: build more points"
+    from hiqa.store.edge import EdgeStore
+
+    s = EdgeStore(tmp_path / "shard", "t")
+    assert s.count() == 20_000
+    _assert_exact(s, *_clustered(20_000, 1024))
+    s.close()
+
+
 def test_a_shard_made_before_the_int8_copy_still_answers_exactly(tmp_path):
     """Collections keep the config they were created with: a shard with a float graph and no
     int8 copy (HiQA's config before it) must take the new search parameters (rescore,
