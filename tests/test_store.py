@@ -203,6 +203,17 @@ def test_only_the_searched_vector_gets_an_hnsw_graph(tmp_path):
     assert params["content"].quantization_config is None
 
 
+def _clustered(n, dim):
+    """``n`` point ids and clustered unit vectors, the same for the same ``n`` and ``dim``."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    centres = rng.standard_normal((20, dim))
+    v = centres[rng.integers(0, 20, n)] + 0.7 * rng.standard_normal((n, dim))
+    v = (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+    return [f"00000000-0000-0000-0000-{i:012d}" for i in range(n)], v
+
+
 def _clustered_store(tmp_path, monkeypatch, n=12_000, dim=384):
     """An optimized Edge store of ``n`` clustered unit vectors: int8 copy and HNSW graph (``n``
     is above the optimizer's own size threshold), and a question near one of its texts."""
@@ -210,11 +221,8 @@ def _clustered_store(tmp_path, monkeypatch, n=12_000, dim=384):
 
     from hiqa.store import edge as edge_module
 
-    rng = np.random.default_rng(0)
-    centres = rng.standard_normal((20, dim))
-    v = centres[rng.integers(0, 20, n)] + 0.7 * rng.standard_normal((n, dim))
-    v = (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
-    ids = [f"00000000-0000-0000-0000-{i:012d}" for i in range(n)]
+    ids, v = _clustered(n, dim)
+    rng = np.random.default_rng(1)
     s = edge_module.EdgeStore(tmp_path / "shard", "t")
     s.create(dim)
     s.upsert(ids, [{"doc_id": f"d{i // 40}", "doc_version": f"d{i // 40}@1"} for i in range(n)],
@@ -275,17 +283,6 @@ def test_the_int8_copy_is_read_ahead_at_open(tmp_path, monkeypatch):
     read.clear()
     edge_module.EdgeStore(tmp_path / "shard", "t").shard.close()
     assert "quantized.data" in read  # at open
-
-
-def _clustered(n, dim):
-    """``n`` point ids and clustered unit vectors, the same for the same ``n`` and ``dim``."""
-    import numpy as np
-
-    rng = np.random.default_rng(0)
-    centres = rng.standard_normal((20, dim))
-    v = centres[rng.integers(0, 20, n)] + 0.7 * rng.standard_normal((n, dim))
-    v = (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
-    return [f"00000000-0000-0000-0000-{i:012d}" for i in range(n)], v
 
 
 def _segmented_store(directory, n, dim=1024, every=4_000):

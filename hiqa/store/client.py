@@ -35,11 +35,17 @@ _INT8 = models.ScalarQuantization(scalar=models.ScalarQuantizationConfig(
 """``QUANTIZED_VECTORS``' int8 copy, held in RAM: a server opens once and runs for weeks."""
 
 
-def _doc_filter(doc_id: str, keep: str | None = None) -> models.Filter:
+def _doc_filter(doc_id: str, keep: str | None = None, *, heads: bool = False) -> models.Filter:
+    """A document's points: all, all but those of version key ``keep``, or (``heads``) its
+    head points only (``HEAD_FIELD``)."""
     must = [models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))]
-    must_not = None if keep is None else [
-        models.FieldCondition(key="doc_version", match=models.MatchValue(value=keep))]
-    return models.Filter(must=must, must_not=must_not)
+    must_not: list[Any] = []
+    if keep is not None:
+        must_not.append(models.FieldCondition(key="doc_version",
+                                              match=models.MatchValue(value=keep)))
+    if heads:
+        must_not.append(models.IsEmptyCondition(is_empty=models.PayloadField(key=HEAD_FIELD)))
+    return models.Filter(must=must, must_not=must_not or None)
 
 
 class ClientStore(Store):
@@ -110,10 +116,8 @@ class ClientStore(Store):
             filter=_doc_filter(doc_id, keep)), wait=True)
 
     def set_document_payload(self, doc_id: str, payload: dict[str, Any]) -> None:
-        heads = models.Filter(
-            must=[models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))],
-            must_not=[models.IsEmptyCondition(is_empty=models.PayloadField(key=HEAD_FIELD))])
-        self.client.set_payload(self.qdrant_name, payload, points=heads, wait=True)
+        self.client.set_payload(self.qdrant_name, payload, points=_doc_filter(doc_id, heads=True),
+                                wait=True)
 
     def scroll(self, *, fields: Sequence[str] | bool = True, vectors: Sequence[str] = (),
                doc_id: str | None = None) -> Iterator[Record]:

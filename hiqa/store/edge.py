@@ -92,12 +92,16 @@ def _read_ahead(directory: Path) -> None:
             pass
 
 
-def _doc_filter(doc_id: str, keep: str | None = None) -> qe.Filter:
+def _doc_filter(doc_id: str, keep: str | None = None, *, heads: bool = False) -> qe.Filter:
+    """A document's points: all, all but those of version key ``keep``, or (``heads``) its
+    head points only (``HEAD_FIELD``)."""
     must = [qe.FieldCondition(key="doc_id", match=qe.MatchValue(doc_id))]
-    if keep is None:
-        return qe.Filter(must=must)
-    return qe.Filter(must=must, must_not=[
-        qe.FieldCondition(key="doc_version", match=qe.MatchValue(keep))])
+    must_not: list[Any] = []
+    if keep is not None:
+        must_not.append(qe.FieldCondition(key="doc_version", match=qe.MatchValue(keep)))
+    if heads:
+        must_not.append(qe.IsEmptyCondition(HEAD_FIELD))
+    return qe.Filter(must=must, must_not=must_not) if must_not else qe.Filter(must=must)
 
 
 def _payload_selector(fields: Sequence[str] | bool) -> Any:
@@ -250,9 +254,8 @@ class EdgeStore(Store):
         self.shard.update(qe.UpdateOperation.delete_points_by_filter(_doc_filter(doc_id, keep)))
 
     def set_document_payload(self, doc_id: str, payload: dict[str, Any]) -> None:
-        heads = qe.Filter(must=[qe.FieldCondition(key="doc_id", match=qe.MatchValue(doc_id))],
-                          must_not=[qe.IsEmptyCondition(HEAD_FIELD)])
-        self.shard.update(qe.UpdateOperation.set_payload_by_filter(heads, payload))
+        self.shard.update(qe.UpdateOperation.set_payload_by_filter(
+            _doc_filter(doc_id, heads=True), payload))
 
     # ------------------------------------------------------------------ reads
     def scroll(self, *, fields: Sequence[str] | bool = True, vectors: Sequence[str] = (),
