@@ -46,7 +46,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from _common import ROOT, ensure_dev_corpus, scratch
 
 sys.path.insert(0, str(ROOT))

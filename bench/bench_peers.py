@@ -47,11 +47,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _common import ensure_dev_corpus, scratch  # noqa: E402
+from _common import ensure_dev_corpus, scratch
 
-from hiqa import metrics  # noqa: E402
-from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD  # noqa: E402
-from hiqa.evaluate import (  # noqa: E402
+from hiqa import metrics
+from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
+from hiqa.evaluate import (
     Evaluator,
     GoldJudge,
     Question,
@@ -60,7 +60,7 @@ from hiqa.evaluate import (  # noqa: E402
     score_result,
     score_variants,
 )
-from hiqa.settings import Settings  # noqa: E402
+from hiqa.settings import Settings
 
 SYSTEMS = ("hiqa", "llamaindex", "bm25")
 

@@ -28,9 +28,9 @@ def _cmd_structure(args: argparse.Namespace) -> int:
         print()
     else:
         print(f"{doc.title}  ({doc.format}, {doc.page_count} page(s), {len(heads)} headings)")
-        for h in heads:
-            mark = "· " if h.get("kind") == "term" else ""
-            print(f"{'  ' * int(h['level'])}{mark}{h['title']}  [p. {h['page']}]")
+        for head in heads:
+            mark = "· " if head.get("kind") == "term" else ""
+            print(f"{'  ' * int(str(head['level']))}{mark}{head['title']}  [p. {head['page']}]")
     return 0
 
 

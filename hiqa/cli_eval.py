@@ -6,6 +6,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from .cli_index import settings_of
 
@@ -27,7 +28,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             print("error: --distractors takes comma-separated integers, e.g. 1,5,10,20,40,80",
                   file=sys.stderr)
             return 2
-    state = {"stage": "", "t": 0.0}
+    state: dict[str, Any] = {"stage": "", "t": 0.0}
 
     def progress(stage: str, done: int, total: int) -> None:
         now = time.monotonic()

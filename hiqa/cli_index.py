@@ -7,11 +7,14 @@ import json
 import shutil
 import sys
 import time
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .errors import HiqaError
 from .progress import IngestProgress, eta_text
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from .answer import AnswerMode
 
 
 class ProgressLine:
@@ -176,7 +179,7 @@ def _cmd_collections(args: argparse.Namespace) -> int:
     from .collection import list_collections, read_registry
 
     settings = settings_of(args)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in list_collections(settings):  # registries only: works while the app runs
         try:
             registry = read_registry(name, settings)
@@ -344,7 +347,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
             print(piece, end="", flush=True)
     text = "".join(parts)
     valid, invalid = parse_citations(text, len(segments))
-    mode = "llm" if llm else "extractive"
+    mode: AnswerMode = "llm" if llm else "extractive"
     note = answer_note(mode, llm, len(segments), valid, invalid)
     if args.json:
         print(json.dumps({

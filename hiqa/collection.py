@@ -26,7 +26,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -453,7 +453,7 @@ class Collection:
         return out
 
     @staticmethod
-    def merge_keywords(sources: dict[str, Sequence[str]]) -> tuple[str, ...]:
+    def merge_keywords(sources: Mapping[str, Sequence[str]]) -> tuple[str, ...]:
         return tuple(k.text for k in keyword_sources(sources))
 
     def _lexicon(self) -> dict[str, tuple[str, ...]]:
@@ -506,7 +506,8 @@ class Collection:
         """The document's keywords, normalised once per registry generation (hot path)."""
         gen = self.registry.generation
         if getattr(self, "_kw_gen", None) != gen:
-            self._kw_gen, self._kw_cache = gen, {}
+            self._kw_cache: dict[str, frozenset[str]] = {}
+            self._kw_gen = gen
         found = self._kw_cache.get(doc_id)
         if found is None:
             found = self._kw_cache[doc_id] = normalized_keywords(self.doc_keywords(doc_id))
@@ -606,7 +607,7 @@ class Collection:
                     len(order), int(self.meta["dim"])))
 
 
-def keyword_sources(sources: dict[str, Sequence[str]]) -> tuple[Keyword, ...]:
+def keyword_sources(sources: Mapping[str, Sequence[str]]) -> tuple[Keyword, ...]:
     """A registry record's keywords merged across rule / lexicon / llm, each with its sources."""
     return merge_keywords(sources.get("rule", ()), sources.get("lexicon", ()),
                           sources.get("llm", ()))

@@ -371,7 +371,7 @@ def run_eval(
             done += 1
             prog("rank", done, total)
     for v in names:
-        row = _metric_row(per_q[v], gamma)
+        row: dict[str, Any] = dict(_metric_row(per_q[v], gamma))
         row["segments"] = ev.kb_size(VARIANTS[v][0], None)
         r5 = [metrics.section_recall_at_k(s.section_ranks, 5) for s in per_q[v]]
         rr = [metrics.reciprocal_rank(s.gold_ranks) for s in per_q[v]]
@@ -447,8 +447,8 @@ def _fusion_grid(ev: Evaluator, judge: GoldJudge, alpha: float, beta: float,
                             for q, r, g in results], gamma)
 
     methods = {m: evaluate(m, alpha, min(beta, 1.0)) for m in FUSION_METHODS}
-    surface = {"alpha": list(GRID_ALPHAS), "beta": list(GRID_BETAS), "method": "minmax",
-               "recall@5": [], "log_rank": [], "mrr": []}
+    surface: dict[str, Any] = {"alpha": list(GRID_ALPHAS), "beta": list(GRID_BETAS),
+                               "method": "minmax", "recall@5": [], "log_rank": [], "mrr": []}
     for b in GRID_BETAS:
         rows = [evaluate("minmax", a, b) for a in GRID_ALPHAS]
         for key in ("recall@5", "log_rank", "mrr"):
@@ -501,8 +501,8 @@ def fusion_grid_figure(grid: dict[str, Any], metric: str = "log_rank") -> Any:
 
 def format_report(report: dict[str, Any]) -> str:
     """The plain-text table ``hiqa eval`` prints."""
-    lines = [f"{report['questions']} questions, {report['documents']} documents "
-             f"({report.get('seconds', 0)} s)", ""]
+    lines = [(f"{report['questions']} questions, {report['documents']} documents "
+              f"({report.get('seconds', 0)} s)"), ""]
     head = f"{'variant':16} {'segs':>6} {'R@5':>6} {'P@5':>6} {'MRR':>6} {'nDCG10':>6} {'LogRank':>7}  R@5 95% CI      MRR 95% CI"
     lines += [head, "-" * len(head)]
     for name, r in report["variants"].items():
@@ -513,8 +513,8 @@ def format_report(report: dict[str, Any]) -> str:
                      f"[{cr[0]:.3f}, {cr[1]:.3f}]  [{cm[0]:.3f}, {cm[1]:.3f}]")
     pt = report.get("paired_test", {}).get("full_vs_fixed-dense")
     if pt:
-        lines += ["", f"full vs fixed-dense: ΔMRR {pt['mrr_diff']:+.3f} (p={pt['mrr_p']:.4f}), "
-                      f"ΔR@5 {pt['recall@5_diff']:+.3f} (p={pt['recall@5_p']:.4f})"]
+        lines += ["", (f"full vs fixed-dense: ΔMRR {pt['mrr_diff']:+.3f} (p={pt['mrr_p']:.4f}), "
+                       f"ΔR@5 {pt['recall@5_diff']:+.3f} (p={pt['recall@5_p']:.4f})")]
     if report.get("degradation"):
         sizes = list(next(iter(report["degradation"].values())).keys())
         lines += ["", "Degradation (Recall@5 / MRR) by knowledge-base size N:",
@@ -529,8 +529,8 @@ def format_report(report: dict[str, Any]) -> str:
             lines.append(f"  {m:8} R@5 {r['recall@5']:.3f}  MRR {r['mrr']:.3f}  LogRank {r['log_rank']:.3f}")
     diag = report.get("diagnostics") or {}
     if diag.get("questions"):
-        lines += ["", f"Wrong document outranked gold in {diag['wrong_doc_outranked_gold']} of "
-                      f"{len(diag['questions'])} questions ({diag.get('variant')})"]
+        lines += ["", (f"Wrong document outranked gold in {diag['wrong_doc_outranked_gold']} of "
+                       f"{len(diag['questions'])} questions ({diag.get('variant')})")]
         for c in diag.get("confusions", [])[:5]:
             lines.append(f"  {c['gold']} confused with {c['wrong']}: {c['count']}")
     return "\n".join(lines)

@@ -10,6 +10,7 @@ it is deleted.  Nothing else in HiQA keeps mutable state at module level.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,10 +54,8 @@ class Handles:
             self.clients.clear()
             self.derived.clear()
         for handle in [*stores, *clients]:
-            try:
+            with contextlib.suppress(Exception):  # closing twice or a dead server is no error
                 handle.close()
-            except Exception:  # closing twice or a dead server is not worth an error
-                pass
 
 
 HANDLES = Handles()

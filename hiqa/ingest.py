@@ -25,7 +25,7 @@ import shutil
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -389,11 +389,12 @@ def _write_one(col: Collection, job: Job, ready: Prepared, progress: Progress, *
     shutil.rmtree(figure_dir, ignore_errors=True)
     warnings = [*doc.warnings, *save_figures(
         doc, lambda name, png: files.write(figure_dir / Path(name).name, png))]
+    n_sections = sum(1 for s in doc.sections if s.level > 0)
     record = {
         "title": doc.title, "title_source": doc.metadata.get("title_source", ""),
         "source": str(job.path), "hash": version, "file_hash": job.file_hash,
         "format": doc.format, "pages": doc.page_count,
-        "sections": sum(1 for s in doc.sections if s.level > 0),
+        "sections": n_sections,
         "segments": len(segments), "keywords": keywords, "warnings": warnings,
         "markdown": str(md_path), "ingested_at": time.time(),
         "dense_pending": 0 if embed else len(segments),
@@ -402,7 +403,7 @@ def _write_one(col: Collection, job: Job, ready: Prepared, progress: Progress, *
         record["title_override"] = job.title
     checkpoint("ingest:after-markdown")
     result = IngestResult(doc_id, "added", title=doc.title, pages=doc.page_count,
-                          sections=record["sections"], segments=len(segments),
+                          sections=n_sections, segments=len(segments),
                           warnings=tuple(warnings))
     return record, result
 
@@ -488,11 +489,11 @@ class RepairPlan:
 
     create_store: bool = False
     drop_points: int = 0
-    adopt: list[str] | None = None
+    adopt: list[str] = field(default_factory=list)
     """documents found only in the store, registered again from their points' payloads"""
-    reindex: list[str] | None = None
+    reindex: list[str] = field(default_factory=list)
     """registered documents whose points are missing or incomplete, re-read from their source"""
-    forget: list[str] | None = None
+    forget: list[str] = field(default_factory=list)
     """registered documents with missing points and no source file left"""
 
     def lines(self) -> list[str]:
@@ -504,7 +505,7 @@ class RepairPlan:
         for label, docs in (("register again from the store", self.adopt),
                             ("re-index from the source file", self.reindex),
                             ("forget (points missing, source file gone)", self.forget)):
-            out += [f"{label}: {d}" for d in docs or ()]
+            out += [f"{label}: {d}" for d in docs]
         return out or ["nothing to repair"]
 
 
@@ -519,7 +520,7 @@ def repair(col: Collection, *, dry_run: bool = False,
     """
     from .routes import derived
 
-    plan = RepairPlan(create_store=not col.store.exists(), adopt=[], reindex=[], forget=[])
+    plan = RepairPlan(create_store=not col.store.exists())
     if plan.create_store and not dry_run:
         col.store.create(int(col.meta["dim"]))
     with ingest_lock(col):
@@ -543,7 +544,7 @@ def repair(col: Collection, *, dry_run: bool = False,
         if adopted or plan.forget:
             def change(d: dict[str, Any]) -> None:
                 d["documents"].update(adopted)
-                for doc_id in plan.forget or ():
+                for doc_id in plan.forget:
                     d["documents"].pop(doc_id, None)
             col.registry.update(change)
         visible = set(col.registry.version_keys())
@@ -551,7 +552,7 @@ def repair(col: Collection, *, dry_run: bool = False,
             fields=["doc_id", "version"])) if payload_key(r.payload) not in visible]
         col.store.delete(stale)
         col.registry.clear_journal()
-    for doc_id in plan.reindex or ():
+    for doc_id in plan.reindex:
         source = Path(docs[doc_id]["source"]).as_posix()
         root = source[: len(source) - len(doc_id)] if source.endswith(doc_id) else None
         ingest(col, [source], root=root or None, progress=progress, force=True)

@@ -16,7 +16,8 @@ import numpy as np
 from qdrant_client import models
 
 from .settings import Settings
-from .store import ClientStore, EdgeStore, get_client, payload_key, version_key
+from .store import EdgeStore, get_client, payload_key, version_key
+from .store.client import ClientStore
 
 _BATCH = 512
 

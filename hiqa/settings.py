@@ -5,7 +5,6 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
 ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("HIQA_DATA_DIR", "data directory: the embedded store, registries, Markdown (./data)"),
     ("HIQA_CACHE_DIR", "embedding and LLM reply caches ($HIQA_DATA_DIR/cache)"),

@@ -258,9 +258,9 @@ def test_remove_document_and_rebuild_derived(settings, corpus):
 
 def test_two_ingests_at_once(settings, corpus):
     col = build(settings, corpus)
-    with ingest_lock(col):
-        with pytest.raises(CollectionError, match="another ingest into collection 'man'"):
-            col.ingest([corpus])
+    with ingest_lock(col), pytest.raises(CollectionError,
+                                         match="another ingest into collection 'man'"):
+        col.ingest([corpus])
 
 
 def test_store_held_by_another_process(settings, corpus):

@@ -309,7 +309,7 @@ def test_a_pending_dense_score_takes_the_candidates_bm25_score():
                    matches=np.zeros(3, dtype=np.int64), query="q")
     for method in ("minmax", "zscore", "cc", "rrf"):
         r = fuse(c, method, alpha=0.7, beta=0.0)
-        assert [c.ids[i] for i in r.order][0] == "pending", method
+        assert c.ids[r.order[0]] == "pending", method
         assert r.contributions["dense"][1] == pytest.approx(
             0.7 / 0.3 * r.contributions["bm25"][1]), method
     # the old rule (worst dense score) would have ranked it below the embedded segment

@@ -13,8 +13,8 @@ IDS = ["name", "opts", "other"]
 HEADS = ["wc(1) > NAME", "wc(1) > OPTIONS > -L, --max-line-length", "ls(1) > OPTIONS > -l"]
 BODIES = [
     "print newline, word, and byte counts",
-    "print the maximum display width of the longest line of each file, measured in "
-    "characters as they are displayed on a terminal with tab stops every eight columns",
+    ("print the maximum display width of the longest line of each file, measured in "
+     "characters as they are displayed on a terminal with tab stops every eight columns"),
     "use a long listing format showing permissions owners sizes and times of files",
 ]
 
@@ -39,8 +39,8 @@ def test_document_name_in_the_head_does_not_favour_short_segments() -> None:
 
 
 def test_head_score_has_no_length_normalisation() -> None:
-    idx = LexicalIndex.build(["a", "b"], ["x", "y"], heads=["doc > short", "doc > a much longer "
-                                                             "heading path > with a term"])
+    idx = LexicalIndex.build(["a", "b"], ["x", "y"], heads=["doc > short",
+                                                      "doc > a much longer heading path > with a term"])
     s = idx.scores("doc")
     assert math.isclose(s[0], s[1])
     # lucene BM25 with b = 0 and tf = 1: idf · tf / (tf + k1)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Sequence
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pdf_fixtures as fx
 import pytest
@@ -196,8 +196,8 @@ def test_scanned_page_is_read_by_ocr(tmp_path: Path) -> None:
     assert maintenance.body == "Check the seals of pump P-101 every month."
     assert "```" not in doc.markdown  # OCR's placeholder font is not taken for code
     assert doc.warnings == (
-        "page(s) 2 have no text layer (scanned images); their text was read by OCR "
-        "(tesseract) and may hold recognition errors",
+        ("page(s) 2 have no text layer (scanned images); their text was read by OCR "
+         "(tesseract) and may hold recognition errors"),
     )
 
 

@@ -47,7 +47,7 @@ def readme_bench_commands(text: str) -> list[list[str]]:
 def readme_dev_benchmark_block(text: str) -> list[list[str]]:
     """The shell block under "Development benchmark", one argv per command."""
     section = text.split("### Development benchmark", 1)[1]
-    block = re.search(r"```(?:bash|sh)\n(.*?)```", section, re.S)
+    block = re.search(r"```(?:bash|sh)\n(.*?)```", section, re.DOTALL)
     assert block, "README: no ```bash block under 'Development benchmark'"
     joined = block.group(1).replace("\\\n", " ")
     return [shlex.split(line) for line in joined.splitlines() if line.strip()]

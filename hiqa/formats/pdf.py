@@ -28,6 +28,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,13 @@ import pymupdf
 from ..errors import DocumentError, EncryptedDocumentError, ScannedDocumentError
 from ..model import Block, Document, Heading
 from ..structure import Event, build_document, is_term_text
+from .pdf_figures import (
+    FoundFigure,
+    add_references,
+    caption_unlabelled,
+    figure_block,
+    page_figures,
+)
 from .pdf_layout import (
     BODY,
     HEADING,
@@ -49,13 +57,6 @@ from .pdf_layout import (
     norm_title,
     page_lines,
     strip_numbering,
-)
-from .pdf_figures import (
-    FoundFigure,
-    add_references,
-    caption_unlabelled,
-    figure_block,
-    page_figures,
 )
 from .pdf_tables import (
     FoundTable,
@@ -498,7 +499,7 @@ def _fence(lines: Sequence[Line]) -> str:
     """Consecutive code paragraphs as one fenced block; a gap of more than a line between
     them on the page is the blank line the program had there."""
     out = [lines[0].text]
-    for prev, ln in zip(lines, lines[1:]):
+    for prev, ln in pairwise(lines):
         if ln.page == prev.page and ln.block != prev.block and ln.y0 - prev.y0 > 1.5 * prev.height:
             out.append("")
         out.append(ln.text)

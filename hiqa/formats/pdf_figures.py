@@ -74,7 +74,7 @@ def page_figures(page: Any, lines: Sequence[Line], offset: int) -> list[FoundFig
     rects = _merged(
         r for info in infos if not (r := pymupdf.Rect(info["bbox"]) & page_rect).is_empty
     )
-    out = []
+    out: list[FoundFigure] = []
     for rect in sorted(rects, key=lambda r: (r.y0, r.x0)):
         area = rect.width * rect.height / page_area
         if min(rect.width, rect.height) < MIN_SIDE or not MIN_AREA <= area <= MAX_AREA:

@@ -885,7 +885,7 @@ def _continues(lines: Sequence[Line], i: int, right: dict[int, float]) -> bool:
 def _column_at(lines: Sequence[Line], i: int, x: float, reach: int = 8) -> bool:
     """Does another line near line ``i`` start at ``x``?  A description column is shared by
     the items of a list; a bold word opening a justified paragraph has no such column."""
-    near = lines[max(0, i - reach) : i] + lines[i + 1 : i + 1 + reach]
+    near = [*lines[max(0, i - reach) : i], *lines[i + 1 : i + 1 + reach]]
     return any(abs(ln.x0 - x) <= 1.5 and ln.page == lines[i].page for ln in near)
 
 
@@ -933,7 +933,7 @@ def _title_blocks(
             continue
         width = page_widths[page - 1]
 
-        def _centred(ln: Line) -> bool:
+        def _centred(ln: Line, width: float = width) -> bool:
             indent, short = ln.x0 - left, right - ln.x1
             on_page = abs((ln.x0 + ln.x1 - width) / 2) <= _CENTRED * width / 2
             in_column = abs(indent - short) <= _CENTRED * width

@@ -37,13 +37,13 @@ _TITLE_RATIO = 1.2  # a title block is set at least 20 % larger than the body te
 _TITLE_ZONE = 0.4  # ... in the top 40 % of the first page
 _MAX_TITLE_LINES = 3
 _RUNNING_SHARE = 0.6  # a running header repeats on at least 60 % of the pages
-_FILE_SUFFIX = re.compile(r"\.(?:pdf|docx?|odt|rtf|tex|dvi|ps|txt|md|html?|indd|pages)$", re.I)
+_FILE_SUFFIX = re.compile(r"\.(?:pdf|docx?|odt|rtf|tex|dvi|ps|txt|md|html?|indd|pages)$", re.IGNORECASE)
 _TOOL_PREFIX = re.compile(
-    r"^(?:microsoft (?:word|powerpoint|excel)\s*-|untitled(?: document)?(?:[\s_-]*\d+)?$)", re.I
+    r"^(?:microsoft (?:word|powerpoint|excel)\s*-|untitled(?: document)?(?:[\s_-]*\d+)?$)", re.IGNORECASE
 )
-_PATH_LIKE = re.compile(r"^(?:[a-z]:\\|/|~/|\\\\)", re.I)  # a drive, root, home or UNC path
-_PAGE_LIKE = re.compile(r"^(?:page\s*)?[\divxlc]+(?:\s*(?:of|/)\s*\d+)?$", re.I)
-_NOTICE = re.compile(r"©|\(c\)|\bcopyright\b|\ball rights reserved\b|\bconfidential\b", re.I)
+_PATH_LIKE = re.compile(r"^(?:[a-z]:\\|/|~/|\\\\)", re.IGNORECASE)  # a drive, root, home or UNC path
+_PAGE_LIKE = re.compile(r"^(?:page\s*)?[\divxlc]+(?:\s*(?:of|/)\s*\d+)?$", re.IGNORECASE)
+_NOTICE = re.compile(r"©|\(c\)|\bcopyright\b|\ball rights reserved\b|\bconfidential\b", re.IGNORECASE)
 _GENERIC = frozenset(
     norm_title(t)
     for t in (

@@ -11,6 +11,7 @@ process per folder, and the error for a second one says which process holds it.
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sqlite3
@@ -135,12 +136,10 @@ def tune_local_storage(client: Any, name: str) -> None:
     last commits, which the registry rules (``hiqa.collection``) already tolerate.  This reaches
     into qdrant-client internals, so any surprise leaves the defaults in place.
     """
-    try:
+    with contextlib.suppress(Exception):
         conn = client._client.collections[name].storage.storage  # type: ignore[attr-defined]
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
-    except Exception:
-        pass
 
 
 def storage_error(exc: BaseException, data_dir: Path) -> StorageError:

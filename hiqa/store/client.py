@@ -38,7 +38,7 @@ _INT8 = models.ScalarQuantization(scalar=models.ScalarQuantizationConfig(
 def _doc_filter(doc_id: str, keep: str | None = None, *, heads: bool = False) -> models.Filter:
     """A document's points: all, all but those of version key ``keep``, or (``heads``) its
     head points only (``HEAD_FIELD``)."""
-    must = [models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))]
+    must: list[Any] = [models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))]
     must_not: list[Any] = []
     if keep is not None:
         must_not.append(models.FieldCondition(key="doc_version",
@@ -145,7 +145,7 @@ class ClientStore(Store):
 
     def nearest(self, qvec: np.ndarray, *, using: str, k: int, versions: Sequence[str] | None,
                 doc_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
-        must = []
+        must: list[Any] = []
         if versions is not None:
             if not versions:
                 return []

@@ -95,7 +95,7 @@ def _read_ahead(directory: Path) -> None:
 def _doc_filter(doc_id: str, keep: str | None = None, *, heads: bool = False) -> qe.Filter:
     """A document's points: all, all but those of version key ``keep``, or (``heads``) its
     head points only (``HEAD_FIELD``)."""
-    must = [qe.FieldCondition(key="doc_id", match=qe.MatchValue(doc_id))]
+    must: list[Any] = [qe.FieldCondition(key="doc_id", match=qe.MatchValue(doc_id))]
     must_not: list[Any] = []
     if keep is not None:
         must_not.append(qe.FieldCondition(key="doc_version", match=qe.MatchValue(keep)))
@@ -115,7 +115,7 @@ class EdgeStore(Store):
         self.directory = directory
         self.name = name
         self.where = str(directory)
-        self.writes = 0
+        self.writes: int = 0
         self.unbuilt = 0
         """searchable points this handle wrote since the shard last built (``upsert``)"""
         self._segmented: bool | None = None
@@ -281,7 +281,7 @@ class EdgeStore(Store):
 
     def nearest(self, qvec: np.ndarray, *, using: str, k: int, versions: Sequence[str] | None,
                 doc_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
-        must = []
+        must: list[Any] = []
         if versions is not None:
             if not versions:
                 return []
