@@ -32,6 +32,7 @@ from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
 from hiqa.errors import HiqaError, LLMError
 from hiqa.fusion import FusionMethod
 from hiqa.llm import LLMClient, LLMConfig
+from hiqa.routes import ScopeHint
 
 METHODS = [m.value for m in FusionMethod]
 ROUTE_COLOURS = {"dense": "#4C78A8", "bm25": "#F58518", "keyword": "#54A24B"}
@@ -142,6 +143,22 @@ def show_answer(turn: dict[str, Any], index: int) -> None:
     show_sources(turn, index)
 
 
+def offer_scope(question: str, hint: ScopeHint | None) -> None:
+    """The documents a question that names none may mean, each a button that asks it again
+    within that document (the sidebar's scope)."""
+    if hint is None:
+        return
+    st.info(escape_markdown(hint.message()), icon=":material/travel_explore:")
+    for column, doc_id, title in zip(st.columns(len(hint.doc_ids)), hint.doc_ids, hint.titles,
+                                     strict=True):
+        label = escape_markdown(title)
+        if column.button(f"Ask within {label}", key=f"within_{doc_id}", width="stretch",
+                         help=f"Ask again within {label} ({escape_markdown(doc_id)})"):
+            st.session_state["scope"] = [doc_id]
+            st.session_state["pending_question"] = question
+            st.rerun()
+
+
 @st.fragment
 def show_evidence(turn: dict[str, Any]) -> None:
     """The latest question's candidates re-fused with the current controls (no new retrieval).
@@ -172,6 +189,7 @@ def show_evidence(turn: dict[str, Any]) -> None:
     st.caption(f"{len(result.candidates)} candidates re-fused with {method}, α = {alpha:.2f}, "
                f"β = {beta:.2f}, top {k}; {moved_count(moves)} moved since the last change. "
                f"Retrieval took {sum(result.timings.values()) * 1000:.0f} ms.")
+    offer_scope(turn["question"], result.scope_hint(hits))
     # full width: at 1,400 px a table beside the chart hid the route columns behind a scrollbar
     st.table(hits_rows(hits, moves, escape=True, raw=False), hide_index=True)
     with st.expander("Raw route scores (before normalisation)"):
@@ -201,6 +219,7 @@ for i, turn in enumerate(history):
         show_answer(turn, i)
 
 question = st.chat_input("Ask a question about the documents")
+question = question or st.session_state.pop("pending_question", None)  # "Ask within" buttons
 if question:
     with st.chat_message("user"):
         st.text(question)

@@ -122,6 +122,9 @@ def run_hiqa(corpus: Path, questions: list[Question], settings: Settings,
     names = ["hca-dense", "hca-dense-bm25", "full"]
     rankings: dict[str, list[list[Unit]]] = {v: [] for v in [*names, "adaptive"]}
     t0 = time.perf_counter()
+    fired = offered = 0
+    within_r5: list[float] = []
+    within_rr: list[float] = []
     for q in questions:
         res = ev.retrieve("hca", q, None)
         n_gold = ev.n_gold("hca", q, gj)
@@ -131,9 +134,24 @@ def run_hiqa(corpus: Path, questions: list[Question], settings: Settings,
         w = res.weights(DEFAULT_ALPHA, DEFAULT_BETA)
         sc = score_result(res, q, gj, DEFAULT_METHOD, w.alpha, w.beta, n, n_gold)
         rankings["adaptive"].append([Unit(s.doc_id, s.path) for s, _ in sc.ranking])
+        # the scope hint (the app's "Ask within" buttons) on the evidence the app shows first,
+        # and the same question asked within its gold document, as a click on it does
+        gold_docs = sorted({g.doc for g in q.gold})
+        hint = res.scope_hint(res.rank(DEFAULT_METHOD, DEFAULT_ALPHA, DEFAULT_BETA, 5))
+        if hint is not None:
+            fired += 1
+            offered += bool(set(gold_docs) & set(hint.doc_ids))
+        within = score_result(ev.retrieve("hca", q, gold_docs), q, gj, DEFAULT_METHOD,
+                              DEFAULT_ALPHA, DEFAULT_BETA, ev.kb_size("hca", gold_docs), n_gold)
+        within_r5.append(metrics.section_recall_at_k(within.section_ranks, 5))
+        within_rr.append(metrics.reciprocal_rank(within.gold_ranks))
     log(f"hiqa ranked {len(questions)} questions in {time.perf_counter() - t0:.1f} s")
     out = {("hiqa" if v == "full" else f"hiqa:{v}"): score(rankings[v], questions, by_doc, n)
            for v in rankings}
+    out["hiqa"]["scope_hint"] = {
+        "questions": len(questions), "fired": fired, "gold_document_offered": offered,
+        "within_gold_document": {"recall@5": float(np.mean(within_r5)) if within_r5 else 0.0,
+                                 "mrr": float(np.mean(within_rr)) if within_rr else 0.0}}
     return out
 
 
@@ -330,6 +348,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         ci = r["recall@5_ci"]
         print(f"| {name} | {r['units']} | {r['recall@5']:.3f} | {r['mrr']:.3f} | "
               f"{r['ndcg@10']:.3f} | {r['log_rank']:.3f} | [{ci[0]:.3f}, {ci[1]:.3f}] |")
+    hint = results.get("hiqa", {}).get("scope_hint")
+    if hint:
+        within = hint["within_gold_document"]
+        print(f"\nHiQA's scope hint (the question names no document; top 5 shown): offered on "
+              f"{hint['fired']} of {hint['questions']} questions, the gold document among the "
+              f"offers on {hint['gold_document_offered']}. Asked within the gold document: "
+              f"Recall@5 {within['recall@5']:.3f}, MRR {within['mrr']:.3f}.")
     if args.out:
         args.out.write_text(json.dumps({"corpus": str(args.corpus),
                                         "questions": str(args.questions),

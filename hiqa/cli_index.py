@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import shlex
 import shutil
 import sys
 import time
@@ -15,6 +16,7 @@ from .settings import Settings
 
 if TYPE_CHECKING:
     from .answer import AnswerMode
+    from .routes import Hit, SearchResult
 
 
 class ProgressLine:
@@ -301,6 +303,14 @@ def _cmd_lexicon(args: argparse.Namespace) -> int:
     return 0
 
 
+def print_scope_hint(result: SearchResult, hits: list[Hit]) -> None:
+    """On stderr, so that ``--json`` output stays one JSON value."""
+    hint = result.scope_hint(hits)
+    if hint is not None:
+        ids = " | ".join(f"--doc {shlex.quote(d)}" for d in hint.doc_ids)
+        print(f"hint: {hint.message()} ({ids})", file=sys.stderr)
+
+
 def _cmd_search(args: argparse.Namespace) -> int:
     from .collection import Collection
     from .model import segment_pages_label
@@ -308,8 +318,9 @@ def _cmd_search(args: argparse.Namespace) -> int:
 
     col = Collection(args.collection, settings_of(args))
     warn_preset(col)
-    hits = col.search(args.question, method=args.method, alpha=args.alpha, beta=args.beta,
-                      k=args.k, doc_ids=args.doc or None)
+    result, hits = col.search_result(args.question, method=args.method, alpha=args.alpha,
+                                     beta=args.beta, k=args.k, doc_ids=args.doc or None)
+    print_scope_hint(result, hits)
     if args.json:
         print(json.dumps([{
             "rank": h.rank, "doc": h.segment.doc_id, "path": list(h.segment.path),
@@ -334,8 +345,9 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     col = Collection(args.collection, settings)
     warn_preset(col)
-    hits = col.search(args.question, method=args.method, alpha=args.alpha, beta=args.beta,
-                      k=args.k, doc_ids=args.doc or None)
+    result, hits = col.search_result(args.question, method=args.method, alpha=args.alpha,
+                                     beta=args.beta, k=args.k, doc_ids=args.doc or None)
+    print_scope_hint(result, hits)
     segments = [h.segment for h in hits]
     config = None if args.extractive else LLMConfig.from_settings(settings)
     llm = LLMClient(config) if config else None

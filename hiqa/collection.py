@@ -559,12 +559,19 @@ class Collection:
                beta: float | None = None, k: int = 10,
                doc_ids: Sequence[str] | None = None) -> list[Hit]:
         """Retrieve then fuse with the collection's preset (or the given) weights."""
+        return self.search_result(query, method=method, alpha=alpha, beta=beta, k=k,
+                                  doc_ids=doc_ids)[1]
+
+    def search_result(self, query: str, *, method: str | None = None,
+                      alpha: float | None = None, beta: float | None = None, k: int = 10,
+                      doc_ids: Sequence[str] | None = None) -> tuple[SearchResult, list[Hit]]:
+        """``search``, with the retrieval behind the hits (for ``SearchResult.scope_hint``)."""
         preset = self.preset
         w = check_weights(method or preset["method"], preset["alpha"] if alpha is None else alpha,
                           preset["beta"] if beta is None else beta)
         k = check_k(k)  # before retrieval: a bad value costs no embedding
         result = self.retrieve(query, doc_ids=doc_ids)
-        return result.rank(w.method, w.alpha, w.beta, k)
+        return result, result.rank(w.method, w.alpha, w.beta, k)
 
     def content_scores(self, ids: Sequence[str], qvec: np.ndarray) -> dict[str, float]:
         """Cosine of the plain ``content`` vectors (computed on demand, see ensure_content_vectors)."""

@@ -193,6 +193,28 @@ def test_chat_scope_and_clear(app):
     assert not at.table
 
 
+def test_chat_offers_the_documents_of_a_question_that_names_none(app):
+    at = ask(app, "output the last lines instead of the first")
+    assert "names none of the documents" in texts(at.info)
+    shown = list(dict.fromkeys(at.table[0].value["document"]))
+    offers = [b for b in at.button if b.label.startswith("Ask within")]
+    assert len(offers) == len(shown) >= 2  # one per document of the evidence, in its order
+    tail = next(b for b in offers if "tail" in b.label)
+    at = tail.click().run()
+    assert not at.exception, at.exception
+    assert at.multiselect(key="_w_scope").value == ["tail.1.md"]
+    assert len(at.chat_message) == 4  # the same question asked again, within tail(1)
+    assert texts(at.chat_message[2].text) == "output the last lines instead of the first"
+    assert set(at.table[0].value["document"]) == {"tail\\.1\\.md"}
+    assert "names none of the documents" not in texts(at.info)
+
+
+def test_chat_question_that_names_its_document_is_offered_nothing(app):
+    at = ask(app, "how do I print the newline counts with wc?")
+    assert not [b for b in at.button if b.label.startswith("Ask within")]
+    assert "names none of the documents" not in texts(at.info)
+
+
 def test_chat_empty_question_is_a_message(app):
     at = ask(app, "   ")
     assert "empty" in texts(at.error)

@@ -29,6 +29,24 @@ def test_every_command_has_help(capsys):
         assert "usage: hiqa" in capsys.readouterr().out
 
 
+def test_search_and_ask_name_the_documents_to_ask_within(settings, corpus, capsys):
+    assert run(settings, "ingest", str(corpus), "-c", "man") == 0
+    capsys.readouterr()
+    question = "output the last lines instead of the first"
+    assert run(settings, "search", question, "-c", "man", "-k", "5", "--json") == 0
+    out, err = capsys.readouterr()
+    shown = list(dict.fromkeys(h["doc"] for h in json.loads(out)))  # stdout stays JSON
+    assert len(shown) >= 2
+    hint = next(line for line in err.splitlines() if line.startswith("hint: "))
+    assert " | ".join(f"--doc {d}" for d in shown) in hint
+    assert run(settings, "ask", question, "-c", "man", "-k", "5") == 0
+    assert "hint: The question names none of the documents" in capsys.readouterr().err
+    assert run(settings, "search", f"tail: {question}", "-c", "man", "-k", "5") == 0
+    assert "hint:" not in capsys.readouterr().err  # named: nothing to offer
+    assert run(settings, "search", question, "-c", "man", "-k", "5", "--doc", "tail.1.md") == 0
+    assert "hint:" not in capsys.readouterr().err  # within one document: nothing either
+
+
 def test_ingest_search_ask_space_preset(settings, corpus, capsys):
     assert run(settings, "ingest", str(corpus), "-c", "man", "--json") == 0
     rows = json.loads(capsys.readouterr().out)

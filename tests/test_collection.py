@@ -15,6 +15,7 @@ from hiqa.errors import CollectionError, DocumentError, QueryError
 from hiqa.fusion import fuse
 from hiqa.handles import HANDLES
 from hiqa.ingest import ingest_lock, repair
+from hiqa.routes import SCOPE_HINT_DOCS
 
 
 def build(settings, corpus, **kw):
@@ -22,6 +23,41 @@ def build(settings, corpus, **kw):
     results = col.ingest([corpus])
     assert {r.status for r in results} == {"added"}, results
     return col
+
+
+def test_a_question_that_names_no_document_is_offered_the_documents_of_its_evidence(
+        settings, corpus):
+    col = build(settings, corpus)
+    result, hits = col.search_result("output the last lines instead of the first", k=5)
+    assert not result.names_document
+    hint = result.scope_hint(hits)
+    assert hint is not None
+    shown = list(dict.fromkeys(h.segment.doc_id for h in hits))
+    assert len(shown) >= 2
+    assert hint.doc_ids == tuple(shown) and hint.spread == len(shown)
+    assert hint.titles == tuple(col.documents[d]["title"] for d in shown)
+    assert all(title in hint.message() for title in hint.titles)
+
+    # naming a document (its keyword "tail") is what the hint asks for: then it stays silent
+    result, hits = col.search_result("tail: output the last lines instead of the first", k=5)
+    assert result.names_document and result.scope_hint(hits) is None
+    # asked within one document, the evidence has one source: nothing to offer either
+    result, hits = col.search_result("output the last lines instead of the first", k=5,
+                                     doc_ids=["tail.1.md"])
+    assert {h.segment.doc_id for h in hits} == {"tail.1.md"}
+    assert result.scope_hint(hits) is None
+
+
+def test_a_scope_hint_offers_five_documents_at_most_and_counts_the_rest(settings, corpus):
+    col = build(settings, corpus)
+    result, hits = col.search_result("output the last lines instead of the first", k=5)
+    many = [replace(h, segment=replace(h.segment, doc_id=f"d{i}.md", doc_title=f"Title {i}"))
+            for i, h in enumerate(hits * 2)]
+    hint = result.scope_hint(many)
+    assert hint is not None
+    assert hint.doc_ids == tuple(f"d{i}.md" for i in range(SCOPE_HINT_DOCS))
+    assert hint.spread == len(many) > SCOPE_HINT_DOCS
+    assert f"and {len(many) - SCOPE_HINT_DOCS} more" in hint.message()
 
 
 def test_english_and_chinese_retrieval(settings, corpus):

@@ -36,6 +36,7 @@ LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", 
 DEMO_PAGES = ["sql-dropindex.html", "sql-dropmaterializedview.html",
               "sql-creatematerializedview.html", "sql-dropdatabase.html"]  # 28 segments
 QUESTION = "What does CONCURRENTLY do when dropping an index?"
+AMBIGUOUS = "What happens if the object does not exist?"  # every DROP page answers it
 GOLD_ID = "q10"  # "Can DROP DATABASE be executed inside a transaction block?"
 BUILD_TIMEOUT_MS = 300_000
 
@@ -211,6 +212,26 @@ def test_demo_chat_rerank_and_pages(server, page):
     assert any(order != before for order in orders), "moving α did not change the ranking"
     shot(page, "chat-reranked")
 
+    # A question that names no page, which several pages answer: the pages of its evidence
+    # are offered, and one click asks it again within one of them.
+    ask(page, AMBIGUOUS)
+    page.get_by_text("names none of the documents").first.wait_for()
+    offers = page.locator('[data-testid="stButton"] button', has_text="Ask within")
+    assert offers.count() >= 2
+    offers.first.scroll_into_view_if_needed()
+    shot(page, "chat-ask-within", readme=False)  # test artifact only
+    before = page.locator('[data-testid="stChatMessage"]').count()
+    offers.first.click()
+    page.wait_for_function(
+        f"() => document.querySelectorAll('[data-testid=\"stChatMessage\"]').length >= {before + 2}"
+        " && [...document.querySelectorAll('[data-testid=\"stChatMessage\"]')].pop()"
+        ".innerText.includes('Sources')", timeout=180_000)
+    settle(page)
+    asked = page.locator('[data-testid="stChatMessage"]').nth(-2).inner_text()
+    assert asked.strip().endswith(AMBIGUOUS), asked  # after the avatar's icon name
+    assert len({row.split("\t")[2] for row in table_rows(page)}) == 1, table_rows(page)
+    assert page.get_by_text("names none of the documents").count() == 0
+
     goto(page, "Embedding space")
     assert page.url.endswith("/embedding")
     page.locator(".js-plotly-plot").nth(1).wait_for(timeout=BUILD_TIMEOUT_MS)
@@ -329,6 +350,12 @@ def test_markup_in_documents_stays_text_on_every_page(server, page, tmp_path):
         expander.click()  # open every source block
     assert_nothing_injected(page, "Chat")
     shot(page, "security-chat", readme=False)  # test artifact only
+
+    ask(page, "widget login page password setup")  # names no document: its titles are offered
+    offer = page.locator('[data-testid="stButton"] button', has_text="Ask within").first
+    shown = offer.inner_text().replace("\u2060", "")  # escape_markdown's word joiner
+    assert '<a href="https://evil.example/title"' in shown  # the title, as text
+    assert_nothing_injected(page, "Chat's Ask within buttons")
 
     goto(page, "Segments")
     page.get_by_label("Path contains").fill("Login here")
