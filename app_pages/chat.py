@@ -189,6 +189,11 @@ def show_evidence(turn: dict[str, Any]) -> None:
     st.caption(f"{len(result.candidates)} candidates re-fused with {method}, α = {alpha:.2f}, "
                f"β = {beta:.2f}, top {k}; {moved_count(moves)} moved since the last change. "
                f"Retrieval took {sum(result.timings.values()) * 1000:.0f} ms.")
+    if result.candidates.unnamed_query and beta > 0:
+        st.caption(f"The question names a document: its segments are ordered among the places "
+                   f"they hold by the whole question and by “"
+                   f"{escape_markdown(result.candidates.unnamed_query)}”; the fused scores are "
+                   "the whole question's.")
     offer_scope(turn["question"], result.scope_hint(hits))
     # full width: at 1,400 px a table beside the chart hid the route columns behind a scrollbar
     st.table(hits_rows(hits, moves, escape=True, raw=False), hide_index=True)

@@ -61,6 +61,17 @@ class Candidates:
     """Each candidate's heading section (any integer naming it; a term's is its parent
     section's).  Given, :func:`fuse` ranks one segment per section first (``one_per_section``);
     None: every candidate is its own section."""
+    documents: np.ndarray | None = None
+    """Each candidate's document (any integer naming it); needed with the unnamed scores."""
+    unnamed_query: str = ""
+    """The question without the document names it holds (``keywords.without_phrases``), when
+    it names one and asks something besides; empty otherwise."""
+    unnamed_dense: np.ndarray | None = None
+    unnamed_bm25: np.ndarray | None = None
+    """Both routes' raw scores for ``unnamed_query`` on the candidates of the documents the
+    question names (``matches > 0``), NaN elsewhere (a dense one also NaN while pending);
+    :func:`fuse` orders each named document's candidates among themselves with them
+    (:func:`within_named`)."""
 
     def __post_init__(self) -> None:
         n = len(self.ids)
@@ -71,8 +82,17 @@ class Candidates:
             "bm25": _frozen(self.bm25, np.float64),
             "matches": _frozen(self.matches, np.int64),
         }
-        if self.sections is not None:
-            arrays["sections"] = _frozen(self.sections, np.int64)
+        for name in ("sections", "documents"):
+            if getattr(self, name) is not None:
+                arrays[name] = _frozen(getattr(self, name), np.int64)
+        for name in ("unnamed_dense", "unnamed_bm25"):
+            if getattr(self, name) is not None:
+                arrays[name] = _frozen(getattr(self, name), np.float64)
+        unnamed = [self.unnamed_dense is not None, self.unnamed_bm25 is not None,
+                   self.documents is not None]
+        if any(unnamed[:2]) and not all(unnamed):
+            raise ValueError("Candidates: unnamed_dense and unnamed_bm25 come together, "
+                             "with documents")
         wrong = {name: len(a) for name, a in arrays.items() if len(a) != n}
         if wrong:
             shown = ", ".join(f"{name} has {size}" for name, size in wrong.items())
@@ -283,6 +303,8 @@ def fuse(
     scores = contributions["dense"] + contributions["bm25"] + contributions["keyword"]
     scores.setflags(write=False)
     order = np.argsort(-scores, kind="stable")
+    if candidates.unnamed_bm25 is not None and beta > 0:  # the keyword route on: names count
+        order = within_named(order, scores, candidates, method, float(alpha), float(beta))
     if candidates.sections is not None:
         order = one_per_section(order, candidates.sections)
     order.setflags(write=False)
@@ -295,6 +317,53 @@ def fuse(
         alpha=float(alpha),
         beta=float(beta),
     )
+
+
+_NORMS: dict[FusionMethod, Callable[[np.ndarray], np.ndarray]] = {
+    FusionMethod.MINMAX: minmax,
+    FusionMethod.ZSCORE: zscore,
+    FusionMethod.CC: minmax,
+    FusionMethod.RRF: lambda v: 1.0 / (RRF_K + route_ranks(v)),
+    FusionMethod.RAW: lambda v: v,
+}
+"""Each method's scale for one route's scores (the RRF term is the route's share per rank)."""
+
+
+def within_named(order: np.ndarray, scores: np.ndarray, c: Candidates, method: FusionMethod,
+                 alpha: float, beta: float) -> np.ndarray:
+    """``order`` with each named document's candidates reordered among the places they hold.
+
+    A question that names its document ("xxd: Display help") has the name matched by every
+    segment of that document, whose paths all begin with it, and most by its shortest ones
+    (the one-line NAME, the synopsis), which then outrank the section that answers.  The name's
+    job is done once it has chosen the document, so the document's candidates are ordered
+    among themselves by the whole question's score plus the question without the name
+    ("Display help") scored the same way (each route normalised over those candidates, the
+    same α).  They keep the places they had, so how a named document stands against the
+    others does not change: a question that names a document it is not about ("set colours
+    for ls", asked of dircolors) is ranked across documents as before.  Scores are unchanged.
+    Measured on the dev sets' named questions (README, Evaluation).
+    """
+    if c.unnamed_dense is None or c.unnamed_bm25 is None or c.documents is None:
+        return order
+    rows = ~np.isnan(c.unnamed_bm25)
+    if not rows.any():
+        return order
+    norm = _NORMS[method]
+    sub = Candidates(ids=tuple(np.asarray(c.ids, dtype=object)[rows].tolist()),
+                     dense=c.unnamed_dense[rows], dense_content=c.dense_content[rows],
+                     bm25=c.unnamed_bm25[rows], matches=c.matches[rows])
+    dense, bm25 = _routes(sub, norm)
+    weight = 1 - beta if method is FusionMethod.CC else 1.0
+    key = scores.copy()
+    key[rows] += weight * (alpha * dense + (1 - alpha) * bm25)
+    order = order.copy()
+    placed = rows[order]
+    for doc in np.unique(c.documents[rows]):
+        slots = np.flatnonzero(placed & (c.documents[order] == doc))
+        members = order[slots]
+        order[slots] = members[np.argsort(-key[members], kind="stable")]
+    return order
 
 
 def one_per_section(order: np.ndarray, sections: np.ndarray) -> np.ndarray:

@@ -95,6 +95,48 @@ def query_phrases(query: str, max_chars: int = 64) -> frozenset[str]:
     return frozenset(found)
 
 
+_TOKEN = re.compile(f"[{_CJK}]|[^\\W_{_CJK}]+")  # as _query_pieces splits
+
+
+def without_phrases(query: str, phrases: Iterable[str]) -> str:
+    """``query`` with every run of its tokens that spells one of ``phrases`` (normalised forms,
+    as :func:`query_phrases` makes them) cut out, the rest of its wording kept as written.
+
+    ``"xxd: Display help"`` without ``{"xxd"}`` is ``"Display help"``: what the question asks
+    of the document it names.  Longest runs first; spaces collapsed and punctuation left at
+    either end trimmed.  Empty when nothing but the phrases was asked.
+    """
+    wanted = frozenset(phrases)
+    if not wanted:
+        return query
+    longest = max(map(len, wanted))
+    tokens = [(m.start(), m.end(), normalize_keyword(m.group())) for m in _TOKEN.finditer(query)]
+    cuts: list[tuple[int, int]] = []
+    i = 0
+    while i < len(tokens):
+        joined, end = "", None
+        for j in range(i, len(tokens)):
+            joined += tokens[j][2]
+            if len(joined) > longest:
+                break
+            if joined in wanted:
+                end = j  # keep going: a longer phrase may start here too
+        if end is None:
+            i += 1
+            continue
+        cuts.append((tokens[i][0], tokens[end][1]))
+        i = end + 1
+    if not cuts:
+        return query
+    kept, last = [], 0
+    for start, stop in cuts:
+        kept.append(query[last:start])
+        last = stop
+    kept.append(query[last:])
+    rest = " ".join("".join(kept).split())
+    return rest.strip(" \t:;,.-–—|/") if any(ch.isalnum() for ch in rest) else ""
+
+
 def normalized_keywords(keywords: Iterable[str]) -> frozenset[str]:
     return frozenset(k for k in map(normalize_keyword, keywords) if k)
 

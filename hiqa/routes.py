@@ -22,7 +22,7 @@ import numpy as np
 from .errors import QueryError
 from .fusion import Candidates, FusionMethod, Ranking, Weights, adaptive_weights, fuse
 from .handles import HANDLES
-from .keywords import query_phrases
+from .keywords import query_phrases, without_phrases
 from .lexical import LexicalIndex, LexicalText, Terms, gather_terms
 from .model import Segment
 from .params import check_k, check_weights
@@ -299,13 +299,46 @@ def retrieve_vector(col: Collection, query: str, qvec: np.ndarray, *, k: int = R
         picked = bm25_all[pos[known]]
         bm25[known] = np.where(np.isfinite(picked), np.maximum(picked, 0.0), 0.0)
     phrases = query_phrases(query)
-    doc_m = {doc: len(col.normalized_keywords(doc) & phrases) for doc in set(doc_of.values())}
-    matches = np.array([doc_m[doc_of[i]] for i in ids], dtype=np.int64)
+    named: dict[str, frozenset[str]] = {doc: col.normalized_keywords(doc) & phrases
+                                        for doc in set(doc_of.values())}
+    matches = np.array([len(named[doc_of[i]]) for i in ids], dtype=np.int64)
     timings["union"] = time.perf_counter() - t2
+    unnamed = _unnamed_scores(col, lexical, query, frozenset().union(*named.values()), ids, pos,
+                              matches > 0, timings)
+    if unnamed:
+        number = {doc: n for n, doc in enumerate(sorted(named))}
+        unnamed["documents"] = np.array([number[doc_of[i]] for i in ids], dtype=np.int64)
     cands = Candidates(ids=tuple(ids), dense=dense, dense_content=content, bm25=bm25,
-                       matches=matches, query=query, sections=lexical.sections(pos))
+                       matches=matches, query=query, sections=lexical.sections(pos), **unnamed)
     segments = CandidateSegments(ids, lambda wanted: fetch(col, d, wanted))
     return SearchResult(query=query, candidates=cands, segments=segments, timings=timings)
+
+
+def _unnamed_scores(col: Collection, lexical: LexicalIndex, query: str, names: frozenset[str],
+                    ids: Sequence[str], pos: np.ndarray, rows: np.ndarray,
+                    timings: dict[str, float]) -> dict[str, Any]:
+    """``Candidates``' unnamed fields: the question without the document names it holds,
+    scored by both routes on the candidates of the documents it names (``fusion.within_named``).
+    One more question embedding, only for a question that names a document and asks
+    something besides."""
+    rest = without_phrases(query, names) if names and rows.any() else ""
+    if not rest:
+        return {}
+    t0 = time.perf_counter()
+    qvec = np.asarray(col.embedder.embed_query(rest), dtype=np.float32)
+    chosen = [sid for sid, keep in zip(ids, rows.tolist(), strict=True) if keep]
+    found = col.store.scores(chosen, qvec, "hca")
+    dense = np.full(len(ids), np.nan)
+    dense[rows] = [found.get(sid, np.nan) for sid in chosen]
+    bm25 = np.full(len(ids), np.nan)
+    bm25[rows] = 0.0
+    scores = lexical.scores(rest)
+    known = rows & (pos >= 0)
+    if len(scores) and known.any():
+        picked = scores[pos[known]]
+        bm25[known] = np.where(np.isfinite(picked), np.maximum(picked, 0.0), 0.0)
+    timings["unnamed"] = time.perf_counter() - t0
+    return {"unnamed_query": rest, "unnamed_dense": dense, "unnamed_bm25": bm25}
 
 
 def visible_docs(col: Collection, d: Derived, ids: Sequence[str]) -> dict[str, str]:

@@ -60,6 +60,28 @@ def test_a_scope_hint_offers_five_documents_at_most_and_counts_the_rest(settings
     assert f"and {len(many) - SCOPE_HINT_DOCS} more" in hint.message()
 
 
+def test_a_named_documents_segments_are_ordered_by_the_question_without_its_name(
+        settings, corpus):
+    col = build(settings, corpus)
+    result = col.retrieve("tail: output the last lines instead of the first")
+    c = result.candidates
+    assert c.unnamed_query == "output the last lines instead of the first"
+    named = ~np.isnan(c.unnamed_bm25)
+    docs = {result.segments[sid].doc_id for sid in np.asarray(c.ids)[named]}
+    assert docs == {"tail.1.md"}  # scored on the named document's candidates only
+    alone = col.retrieve(c.unnamed_query).candidates  # the same words, asked on their own
+    same = {sid: d for sid, d in zip(alone.ids, alone.dense, strict=True)}
+    for sid, d in zip(np.asarray(c.ids)[named], c.unnamed_dense[named], strict=True):
+        assert d == pytest.approx(same[sid], abs=1e-6)
+    bare = replace(c, unnamed_dense=None, unnamed_bm25=None, documents=None)
+    for beta in (0.2, 1.0):
+        now, before = fuse(c, "minmax", 0.7, beta).ids(), fuse(bare, "minmax", 0.7, beta).ids()
+        tail = [i for i, sid in enumerate(before) if result.segments[sid].doc_id == "tail.1.md"]
+        assert [i for i, sid in enumerate(now)
+                if result.segments[sid].doc_id == "tail.1.md"] == tail  # the same places
+    assert col.retrieve("output the last lines instead of the first").candidates.unnamed_query == ""
+
+
 def test_english_and_chinese_retrieval(settings, corpus):
     col = build(settings, corpus)
     top = col.search("tail: keep printing appended data as the file grows", k=3)

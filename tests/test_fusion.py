@@ -1,6 +1,7 @@
 import copy
 import math
 import time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -337,3 +338,53 @@ def test_one_segment_per_section_first_then_the_rest_in_score_order() -> None:
     # re-fusion with other weights crowds the new order again
     refused = fuse(c, FusionMethod.MINMAX, 0.0, 0.0)
     assert len({sections[int(i[1:])] for i in refused.ids()[:3]}) == 3
+
+
+def _named(method_scores: list[float], unnamed: list[float], documents: list[int],
+           named: list[bool]) -> Candidates:
+    """Candidates ranked by dense alone (α 1), with unnamed dense scores on the named rows."""
+    n = len(method_scores)
+    rows = np.array(named)
+    return Candidates(ids=tuple(f"s{i}" for i in range(n)), dense=np.array(method_scores),
+                      dense_content=np.full(n, np.nan), bm25=np.zeros(n),
+                      matches=rows.astype(int), documents=np.array(documents),
+                      unnamed_query="Display help",
+                      unnamed_dense=np.where(rows, np.array(unnamed), np.nan),
+                      unnamed_bm25=np.where(rows, 0.0, np.nan))
+
+
+def test_a_named_documents_segments_trade_places_by_the_question_without_its_name() -> None:
+    # s0, s2, s4 belong to the named document 1 (s0 its NAME line, s4 the answer); s1, s3 to
+    # document 2, which the question does not name
+    c = _named([0.9, 0.85, 0.8, 0.75, 0.7, 0.5], [0.1, 0.0, 0.2, 0.0, 0.9, 0.0],
+               [1, 2, 1, 2, 1, 2], [True, False, True, False, True, False])
+    r = fuse(c, FusionMethod.MINMAX, 1.0, 0.01)
+    # document 1 keeps places 1, 3, 5 and document 2 places 2, 4, 6: only who holds them moves
+    # (s4: 0.51 + 1 against s0: 1.01 + 0 and s2: 0.76 + 0.125)
+    assert r.ids() == ["s4", "s1", "s0", "s3", "s2", "s5"]
+    plain = fuse(replace(c, unnamed_dense=None, unnamed_bm25=None, documents=None),
+                 FusionMethod.MINMAX, 1.0, 0.01)
+    assert plain.ids() == ["s0", "s1", "s2", "s3", "s4", "s5"]
+    assert np.array_equal(r.scores, plain.scores)  # scores are the whole question's
+    bare = replace(c, unnamed_dense=None, unnamed_bm25=None, documents=None)
+    for method in ("zscore", "rrf", "cc", "raw"):
+        ids, before = fuse(c, method, 1.0, 0.01).ids(), fuse(bare, method, 1.0, 0.01).ids()
+        places = [i for i, s in enumerate(before) if s in {"s0", "s2", "s4"}]
+        assert {ids[i] for i in places} == {"s0", "s2", "s4"}, method  # same places
+        assert [s for s in ids if s not in {"s0", "s2", "s4"}] == [
+            s for s in before if s not in {"s0", "s2", "s4"}], method  # the others unmoved
+    assert fuse(c, "zscore", 1.0, 0.01).ids()[0] == "s4"
+    # β 0 turns the keyword route off, and with it what the names do
+    assert fuse(c, FusionMethod.MINMAX, 1.0, 0.0).ids() == plain.ids()
+
+
+def test_two_named_documents_are_reordered_each_within_its_own_places() -> None:
+    c = _named([0.9, 0.8, 0.7, 0.6], [0.0, 0.0, 1.0, 1.0], [1, 2, 1, 2], [True] * 4)
+    assert fuse(c, FusionMethod.MINMAX, 1.0, 0.2).ids() == ["s2", "s3", "s0", "s1"]
+
+
+def test_unnamed_scores_need_their_documents() -> None:
+    with pytest.raises(ValueError, match="come together"):
+        Candidates(ids=("a",), dense=np.ones(1), dense_content=np.full(1, np.nan),
+                   bm25=np.zeros(1), matches=np.ones(1, int), unnamed_dense=np.ones(1),
+                   unnamed_bm25=np.zeros(1))

@@ -10,6 +10,8 @@ from hiqa.keywords import (
     extract_keywords,
     load_lexicon,
     normalize_keyword,
+    query_phrases,
+    without_phrases,
 )
 
 
@@ -191,3 +193,26 @@ def test_part_numbers_plain_words_numbers_and_full_width_forms() -> None:
         assert _is_part_number(token, uppercase_only=False), token
     assert _is_part_number("ＸＣ７０００", uppercase_only=True)
     assert not _is_part_number("tmp117", uppercase_only=True)
+
+
+@pytest.mark.parametrize(
+    ("query", "keywords", "rest"),
+    [
+        ("xxd: Display help", ["xxd"], "Display help"),
+        ("What is the supply range of the CA-IS3722HS?", ["CA-IS3722HS"],
+         "What is the supply range of the ?"),
+        ("Can DROP DATABASE run in a transaction block?", ["DROP DATABASE"],
+         "Can run in a transaction block?"),
+        ("DROP INDEX CONCURRENTLY", ["DROP", "DROP INDEX"], "CONCURRENTLY"),  # longest first
+        ("型号CA-IS3722HS的供电电压", ["CA-IS3722HS"], "型号的供电电压"),
+        ("xxd", ["xxd"], ""),  # nothing asked besides the name
+        ("xxd: ", ["xxd"], ""),
+        ("what does ls -la print", ["ls"], "what does -la print"),
+        ("or else what", ["ls"], "or else what"),  # a keyword inside a word is no name
+        ("revenue of Acme in 2023", [], "revenue of Acme in 2023"),
+    ],
+)
+def test_without_phrases_cuts_the_names_and_keeps_the_wording(query: str, keywords: list[str],
+                                                               rest: str) -> None:
+    names = {normalize_keyword(k) for k in keywords} & query_phrases(query)
+    assert without_phrases(query, names) == rest
