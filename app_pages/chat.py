@@ -234,7 +234,7 @@ if question:
             result = guarded(lambda: col.retrieve(question, doc_ids=scope), "Retrieval failed")
         if result is not None:
             method, alpha, beta, k = current_weights()
-            context = [h.segment for h in result.rank(method, alpha, beta, k)]
+            context = col.answer_context([h.segment for h in result.rank(method, alpha, beta, k)])
             turn = {"question": question, "result": result, "context": context, "answer": "",
                     "note": "", "error": ""}
             placeholder = st.empty()

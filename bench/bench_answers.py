@@ -55,7 +55,7 @@ def run(col: Collection, rows: list[dict], llm: LLMClient | None) -> list[dict]:
     for row in rows:
         t0 = time.perf_counter()
         hits = col.retrieve(row["question"]).rank(method, alpha, beta, TOP_K)
-        context = [h.segment for h in hits]
+        context = col.answer_context([h.segment for h in hits])
         result = answer(row["question"], context, llm, embedder=col.embedder)
         phrase = row["answer_phrase"]
         out.append({

@@ -48,6 +48,7 @@ from .routes import (
     ROUTE_K,
     Hit,
     SearchResult,
+    answer_blocks,
     check_query,
     context_key,
     derived,
@@ -572,6 +573,10 @@ class Collection:
         k = check_k(k)  # before retrieval: a bad value costs no embedding
         result = self.retrieve(query, doc_ids=doc_ids)
         return result, result.rank(w.method, w.alpha, w.beta, k)
+
+    def answer_context(self, segments: Sequence[Segment]) -> list[Segment]:
+        """The context blocks an answer is written from (``routes.answer_blocks``)."""
+        return answer_blocks(self, segments)
 
     def content_scores(self, ids: Sequence[str], qvec: np.ndarray) -> dict[str, float]:
         """Cosine of the plain ``content`` vectors (computed on demand, see ensure_content_vectors)."""

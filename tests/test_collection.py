@@ -82,6 +82,26 @@ def test_a_named_documents_segments_are_ordered_by_the_question_without_its_name
     assert col.retrieve("output the last lines instead of the first").candidates.unnamed_query == ""
 
 
+def test_an_answer_block_joins_a_ranked_piece_with_the_pieces_beside_it(settings, corpus):
+    words = ("checksum", "parity", "ledger", "anchor", "quorum", "beacon", "harbor", "lantern")
+    paragraphs = [" ".join(f"{words[(i + j) % len(words)]}{i}" for j in range(60)) + "."
+                  for i in range(24)]
+    (corpus / "long.md").write_text("# long(7)\n\n## NOTES\n\n" + "\n\n".join(paragraphs)
+                                    + "\n\n## SEE ALSO\n\nwc(1)\n", encoding="utf-8")
+    col = build(settings, corpus)
+    notes = [s for s in col.segments("long.md") if s.path[-1] == "NOTES"]
+    assert len(notes) >= 4  # one section cut into pieces for the embedder
+    [block] = col.answer_context([notes[1]])
+    assert block.text == "\n\n".join(s.text.strip() for s in notes[:3])  # pieces 0-2, in order
+    assert block.segment_id == notes[1].segment_id and block.path == notes[1].path
+    # two ranked pieces of one heading are one block, at the first one's place; others stay
+    see_also = next(s for s in col.segments("long.md") if s.path[-1] == "SEE ALSO")
+    blocks = col.answer_context([notes[2], see_also, notes[0]])
+    assert [b.segment_id for b in blocks] == [notes[2].segment_id, see_also.segment_id]
+    assert blocks[0].text == "\n\n".join(s.text.strip() for s in notes[:4])
+    assert blocks[1] is see_also  # a heading of one piece is given as it is
+
+
 def test_english_and_chinese_retrieval(settings, corpus):
     col = build(settings, corpus)
     top = col.search("tail: keep printing appended data as the file grows", k=3)
