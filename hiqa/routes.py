@@ -149,8 +149,8 @@ class ScopeHint:
     """A question that names none of the collection's documents, answered from several.
 
     Naming the document is what HCA is for: on the dev sets, the questions that name their
-    man page score 0.996 Recall@5 and the same questions without the name 0.835; asked within
-    the right document, the unnamed ones score 0.996 too (README, "Questions that name no
+    man page score 0.988-0.996 Recall@5 and the same questions without the name 0.835; asked
+    within the right document, the unnamed ones score 0.996 (README, "Questions that name no
     document").  Neither route can tell which page "Display help" means, so the documents the
     evidence comes from are offered, best first, for the analyst to name or ask within.
     ``doc_ids`` and ``titles`` are aligned; ``spread`` counts every document among the hits.
@@ -161,7 +161,8 @@ class ScopeHint:
     spread: int
 
     def message(self) -> str:
-        more = f" and {self.spread - len(self.titles)} more" if self.spread > len(self.titles) else ""
+        rest = self.spread - len(self.titles)
+        more = f" and {rest} more" if rest > 0 else ""
         return (f"The question names none of the documents, and the evidence comes from "
                 f"{self.spread}: {'; '.join(self.titles)}{more}. Name the one you mean in the "
                 "question, or ask within it.")
