@@ -213,6 +213,8 @@ def test_chat_question_that_names_its_document_is_offered_nothing(app):
     at = ask(app, "how do I print the newline counts with wc?")
     assert not [b for b in at.button if b.label.startswith("Ask within")]
     assert "names none of the documents" not in texts(at.info)
+    # its segments are ordered by what it asks of wc(1), and the evidence says so
+    assert "by “how do I print the newline counts with ?”" in texts(at.caption)
 
 
 def test_chat_empty_question_is_a_message(app):

@@ -42,7 +42,11 @@ def test_search_and_ask_name_the_documents_to_ask_within(settings, corpus, capsy
     assert run(settings, "ask", question, "-c", "man", "-k", "5") == 0
     assert "hint: The question names none of the documents" in capsys.readouterr().err
     assert run(settings, "search", f"tail: {question}", "-c", "man", "-k", "5") == 0
-    assert "hint:" not in capsys.readouterr().err  # named: nothing to offer
+    err = capsys.readouterr().err
+    assert "hint:" not in err  # named: nothing to offer
+    assert f"ordered among themselves also by '{question}'" in err  # the name's own note
+    assert run(settings, "search", f"tail: {question}", "-c", "man", "--beta", "0") == 0
+    assert "note:" not in capsys.readouterr().err  # β 0: the keyword route, names too, off
     assert run(settings, "search", question, "-c", "man", "-k", "5", "--doc", "tail.1.md") == 0
     assert "hint:" not in capsys.readouterr().err  # within one document: nothing either
 
