@@ -204,24 +204,24 @@ def _weighted_sum(
     return {"dense": alpha * dense, "bm25": (1 - alpha) * bm25, "keyword": beta * bonus}
 
 
-def _routes(c: Candidates, norm: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray,
-                                                                               np.ndarray]:
+def _routes(raw_dense: np.ndarray, raw_bm25: np.ndarray,
+            norm: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Both routes normalised, a pending dense score replaced by the candidate's BM25 one."""
-    bm25 = norm(_filled(c.bm25))
-    dense = norm(_filled(c.dense))
-    pending = np.isnan(np.asarray(c.dense, dtype=np.float64))
+    bm25 = norm(_filled(raw_bm25))
+    dense = norm(_filled(raw_dense))
+    pending = np.isnan(np.asarray(raw_dense, dtype=np.float64))
     if pending.any() and not pending.all():
         dense = np.where(pending, bm25, dense)
     return dense, bm25
 
 
 def _fuse_minmax(c: Candidates, alpha: float, beta: float) -> Contributions:
-    dense, bm25 = _routes(c, minmax)
+    dense, bm25 = _routes(c.dense, c.bm25, minmax)
     return _weighted_sum(dense, bm25, keyword_bonus(c.matches), alpha, beta)
 
 
 def _fuse_zscore(c: Candidates, alpha: float, beta: float) -> Contributions:
-    dense, bm25 = _routes(c, zscore)
+    dense, bm25 = _routes(c.dense, c.bm25, zscore)
     return _weighted_sum(dense, bm25, keyword_bonus(c.matches), alpha, beta)
 
 
@@ -232,7 +232,7 @@ def _fuse_raw(c: Candidates, alpha: float, beta: float) -> Contributions:
 
 def _fuse_cc(c: Candidates, alpha: float, beta: float) -> Contributions:
     """Convex combination: weights ``(1-β)α, (1-β)(1-α), β`` sum to 1, so scores stay in [0, 1]."""
-    dense, bm25 = _routes(c, minmax)
+    dense, bm25 = _routes(c.dense, c.bm25, minmax)
     return _weighted_sum((1 - beta) * dense, (1 - beta) * bm25, keyword_bonus(c.matches), alpha,
                          beta)
 
@@ -243,7 +243,7 @@ def _fuse_rrf(c: Candidates, alpha: float, beta: float) -> Contributions:
     The bonus is scaled as if it were a rank-1 hit of a third route, so β means the same
     "one extra first place" whatever k is.
     """
-    dense, bm25 = _routes(c, lambda v: route_ranks(v).astype(np.float64))
+    dense, bm25 = _routes(c.dense, c.bm25, lambda v: route_ranks(v).astype(np.float64))
     return {
         "dense": alpha / (RRF_K + dense),
         "bm25": (1 - alpha) / (RRF_K + bm25),
@@ -349,11 +349,7 @@ def within_named(order: np.ndarray, scores: np.ndarray, c: Candidates, method: F
     rows = ~np.isnan(c.unnamed_bm25)
     if not rows.any():
         return order
-    norm = _NORMS[method]
-    sub = Candidates(ids=tuple(np.asarray(c.ids, dtype=object)[rows].tolist()),
-                     dense=c.unnamed_dense[rows], dense_content=c.dense_content[rows],
-                     bm25=c.unnamed_bm25[rows], matches=c.matches[rows])
-    dense, bm25 = _routes(sub, norm)
+    dense, bm25 = _routes(c.unnamed_dense[rows], c.unnamed_bm25[rows], _NORMS[method])
     weight = 1 - beta if method is FusionMethod.CC else 1.0
     key = scores.copy()
     key[rows] += weight * (alpha * dense + (1 - alpha) * bm25)
