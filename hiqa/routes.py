@@ -384,7 +384,7 @@ def answer_blocks(col: Collection, segments: Sequence[Segment],
     documents = col.registry.documents
     wanted: dict[tuple[str, int], list[str]] = {}
     for s in segments:
-        version = str(documents.get(s.doc_id, {}).get("hash", ""))[:16]  # as prepare.py ids them
+        version = str(documents.get(s.doc_id, {}).get("hash", ""))
         if version and s.strategy != "fixed" and window > 0:
             ids = wanted.setdefault((s.doc_id, s.order), [])
             ids += [segment_id(s.doc_id, s.strategy, s.order, p, version)
