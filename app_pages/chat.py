@@ -30,7 +30,7 @@ from app_pages.ui_helpers import (
 from hiqa.answer import answer_note, answer_stream, parse_citations
 from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
 from hiqa.errors import HiqaError, LLMError
-from hiqa.fusion import FusionMethod
+from hiqa.fusion import FusionMethod, names_reorder
 from hiqa.llm import LLMClient, LLMConfig
 from hiqa.routes import ScopeHint
 
@@ -189,7 +189,7 @@ def show_evidence(turn: dict[str, Any]) -> None:
     st.caption(f"{len(result.candidates)} candidates re-fused with {method}, α = {alpha:.2f}, "
                f"β = {beta:.2f}, top {k}; {moved_count(moves)} moved since the last change. "
                f"Retrieval took {sum(result.timings.values()) * 1000:.0f} ms.")
-    if result.candidates.unnamed_query and beta > 0:
+    if names_reorder(result.candidates, beta):
         st.caption(f"The question names a document: its segments are ordered among the places "
                    f"they hold by the whole question and by “"
                    f"{escape_markdown(result.candidates.unnamed_query)}”; the fused scores are "

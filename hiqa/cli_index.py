@@ -305,7 +305,9 @@ def _cmd_lexicon(args: argparse.Namespace) -> int:
 
 def print_notes(result: SearchResult, hits: list[Hit], beta: float) -> None:
     """On stderr, so that ``--json`` output stays one JSON value."""
-    if result.candidates.unnamed_query and beta > 0:
+    from .fusion import names_reorder
+
+    if names_reorder(result.candidates, beta):
         print(f"note: the question names a document; its segments are ordered among themselves "
               f"also by {result.candidates.unnamed_query!r} (scores are the whole question's)",
               file=sys.stderr)
@@ -324,7 +326,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
     warn_preset(col)
     result, hits = col.search_result(args.question, method=args.method, alpha=args.alpha,
                                      beta=args.beta, k=args.k, doc_ids=args.doc or None)
-    print_notes(result, hits, col.preset["beta"] if args.beta is None else args.beta)
+    print_notes(result, hits, col.weights(args.method, args.alpha, args.beta).beta)
     if args.json:
         print(json.dumps([{
             "rank": h.rank, "doc": h.segment.doc_id, "path": list(h.segment.path),
@@ -351,7 +353,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     warn_preset(col)
     result, hits = col.search_result(args.question, method=args.method, alpha=args.alpha,
                                      beta=args.beta, k=args.k, doc_ids=args.doc or None)
-    print_notes(result, hits, col.preset["beta"] if args.beta is None else args.beta)
+    print_notes(result, hits, col.weights(args.method, args.alpha, args.beta).beta)
     segments = col.answer_context([h.segment for h in hits])
     config = None if args.extractive else LLMConfig.from_settings(settings)
     llm = LLMClient(config) if config else None

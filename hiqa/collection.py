@@ -563,13 +563,19 @@ class Collection:
         return self.search_result(query, method=method, alpha=alpha, beta=beta, k=k,
                                   doc_ids=doc_ids)[1]
 
+    def weights(self, method: str | None = None, alpha: float | None = None,
+                beta: float | None = None) -> Preset:
+        """The given fusion weights, the collection's preset where one is None, checked."""
+        preset = self.preset
+        return check_weights(method or preset["method"],
+                             preset["alpha"] if alpha is None else alpha,
+                             preset["beta"] if beta is None else beta)
+
     def search_result(self, query: str, *, method: str | None = None,
                       alpha: float | None = None, beta: float | None = None, k: int = 10,
                       doc_ids: Sequence[str] | None = None) -> tuple[SearchResult, list[Hit]]:
         """``search``, with the retrieval behind the hits (for ``SearchResult.scope_hint``)."""
-        preset = self.preset
-        w = check_weights(method or preset["method"], preset["alpha"] if alpha is None else alpha,
-                          preset["beta"] if beta is None else beta)
+        w = self.weights(method, alpha, beta)
         k = check_k(k)  # before retrieval: a bad value costs no embedding
         result = self.retrieve(query, doc_ids=doc_ids)
         return result, result.rank(w.method, w.alpha, w.beta, k)

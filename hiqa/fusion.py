@@ -303,7 +303,7 @@ def fuse(
     scores = contributions["dense"] + contributions["bm25"] + contributions["keyword"]
     scores.setflags(write=False)
     order = np.argsort(-scores, kind="stable")
-    if candidates.unnamed_bm25 is not None and beta > 0:  # the keyword route on: names count
+    if names_reorder(candidates, beta):
         order = within_named(order, scores, candidates, method, float(alpha), float(beta))
     if candidates.sections is not None:
         order = one_per_section(order, candidates.sections)
@@ -327,6 +327,12 @@ _NORMS: dict[FusionMethod, Callable[[np.ndarray], np.ndarray]] = {
     FusionMethod.RAW: lambda v: v,
 }
 """Each method's scale for one route's scores (the RRF term is the route's share per rank)."""
+
+
+def names_reorder(c: Candidates, beta: float) -> bool:
+    """Whether :func:`fuse` orders the named documents' candidates by the question without
+    their names: it names one and asks something besides, and the keyword route is on."""
+    return c.unnamed_bm25 is not None and beta > 0
 
 
 def within_named(order: np.ndarray, scores: np.ndarray, c: Candidates, method: FusionMethod,
