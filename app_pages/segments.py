@@ -19,7 +19,7 @@ from app_pages.ui_helpers import (
 )
 from hiqa.errors import HiqaError
 from hiqa.model import normalize_title, segment_pages_label
-from hiqa.segment import render_path
+from hiqa.segment import augmented_lead, render_path
 
 st.title("Segments")  # first, so the page shows before the collection opens
 col = current_collection()
@@ -185,6 +185,11 @@ with tree_col:
 seg = by_id[st.session_state["segment"]]
 with detail_col:
     st.markdown(f"**Cascaded path:** {escape_markdown(render_path(seg.path) or seg.doc_title)}")
+    lead = augmented_lead(seg.strategy, seg.path, seg.augmented_text)
+    if lead:
+        st.markdown(f"**Document lead:** {escape_markdown(lead)}",
+                    help="The document's first sentence, which every segment of it carries "
+                         "under its path: what the document is about")
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Level", seg.level)
     m2.metric("Pages", segment_pages_label(seg) or "–",

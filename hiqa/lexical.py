@@ -2,8 +2,9 @@
 
 Three fields, in the spirit of BM25F (Robertson, Zaragoza & Taylor 2004), whose scores add up:
 
-* the segment's *head*: the cascaded path HCA puts on its first line (``doc > section > term``),
-  scored with ``b = 0``.  With one field, a question that names the document would favour the
+* the segment's *head*: the cascaded path HCA puts on its first line (``doc > section > term``)
+  and the document's lead on its second (``hiqa.segment.document_lead``), scored with
+  ``b = 0``.  With one field, a question that names the document would favour the
   document's shortest segments (its one-line summary, its synopsis): the name matches every
   segment, and BM25's length normalisation rewards the short ones.  Without length
   normalisation every segment of a document gets the same credit for the document's name, and

@@ -4,11 +4,17 @@ Every section becomes one or more segments that carry the section's cascaded pat
 ``(document title, chapter, ..., section)``.  The text that is embedded and BM25-indexed
 (``Segment.augmented_text``) depends on the chunking strategy (paper Table 8 ablation):
 
-* ``hca`` (default): the path rendered on the first line, then a blank line, then the body::
+* ``hca`` (default): the path rendered on the first line, the document's lead (its first
+  sentence, see ``document_lead``) on the second, then a blank line, then the body::
 
       wc(1) > OPTIONS
+      wc - print newline, word, and byte counts for each file
       <blank line>
       -L, --max-line-length  print the maximum display width
+
+  The lead says what the document is about.  A title alone often does not (``wc(1)``, a part
+  number, a file name), and a question that names no document can only find its document by
+  what the document is about; a question that names it still finds it by the title.
 
 * ``title``: only the nearest heading on the first line, then the body.
 * ``section``: the body alone (sections, no path).
@@ -42,7 +48,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from enum import Enum
 
-from .model import Block, Document, Section, Segment
+from .model import Block, Document, Section, Segment, normalize_title
 from .tokenize import count_tokens
 
 DEFAULT_MAX_TOKENS = 480  # e5's limit is 512 incl. the "passage: " prefix and special tokens
@@ -76,15 +82,62 @@ def head_and_body(strategy: str, path: Sequence[str], augmented_text: str) -> tu
     """Split augmented text into the head the strategy put on its first line and the body.
 
     The lexical route scores the two as separate fields (``hiqa.lexical``); ``section`` and
-    ``fixed`` segments have no head.
+    ``fixed`` segments have no head.  The document's lead (the second line of an ``hca``
+    segment) belongs to the head: like the title, it is the same for every segment of the
+    document, and says which document a question without its name may be about.
     """
+    prefix, lead, body = _split_augmented(strategy, path, augmented_text)
+    return (prefix + " " + lead if lead else prefix), body
+
+
+def augmented_lead(strategy: str, path: Sequence[str], augmented_text: str) -> str:
+    """The document lead an ``hca`` segment's augmented text carries (``""`` when none)."""
+    return _split_augmented(strategy, path, augmented_text)[1]
+
+
+def _split_augmented(strategy: str, path: Sequence[str], augmented_text: str) -> tuple[str, str, str]:
+    """(path line, lead line, body); segments written before the lead have no lead line."""
     try:
         prefix = _prefix(Strategy.from_str(strategy), tuple(path)) if path else ""
     except ValueError:
         prefix = ""
     if prefix and augmented_text.startswith(prefix + "\n\n"):
-        return prefix, augmented_text[len(prefix) + 2:]
-    return "", augmented_text
+        return prefix, "", augmented_text[len(prefix) + 2:]
+    if prefix and augmented_text.startswith(prefix + "\n"):
+        lead, sep, body = augmented_text[len(prefix) + 1:].partition("\n\n")
+        if sep and lead and "\n" not in lead:
+            return prefix, lead, body
+    return "", "", augmented_text
+
+
+LEAD_CHARS = 200
+"""The longest lead kept (about 50 tokens); a longer first sentence is cut at a word."""
+
+_LEAD_END = re.compile(r"[.!?](?=\s|$)|[。！？]")
+
+
+def document_lead(doc: Document) -> str:
+    """The document's first sentence: the text of its first section that has any, up to the
+    first sentence end, on one line, at most ``LEAD_CHARS`` characters.
+
+    It is what most documents open with to say what they are (a man page's NAME line, a
+    datasheet's or a report's opening line).  Empty when the document has no text, or when its
+    first sentence only repeats the title.
+    """
+    for section in doc.sections:
+        text = next((b.text for b in section.blocks if b.kind == "text" and b.text.strip()), "")
+        if text:
+            break
+    else:
+        return ""
+    end = _LEAD_END.search(text)
+    lead = " ".join((text[:end.end()] if end else text).split())
+    if len(lead) > LEAD_CHARS:
+        cut = lead.rfind(" ", 0, LEAD_CHARS)
+        lead = lead[:cut if cut > 0 else LEAD_CHARS].rstrip() + " …"
+    if normalize_title(lead.rstrip(".!?。！？")) == normalize_title(doc.title):
+        return ""
+    return lead
 
 
 def segment_id(doc_id: str, strategy: str, order: int, piece: int, version: str = "") -> str:
@@ -125,10 +178,13 @@ def segment_document(
     if strategy is Strategy.FIXED:
         return _fixed_windows(doc, fixed_tokens, token_counter, version)
     has_children = {s.parent for s in doc.sections if s.parent is not None}
+    lead = document_lead(doc) if strategy is Strategy.HCA else ""
     out: list[Segment] = []
     for section in doc.sections:
         path = doc.path_of(section)
         prefix = _prefix(strategy, path)
+        if lead:
+            prefix += "\n" + lead
         budget = max(32, max_tokens - token_counter(prefix) - 2)
         block_spans = _block_spans(doc, section)
         text_blocks = [(b, sp) for b, sp in zip(section.blocks, block_spans) if b.kind == "text"]

@@ -274,6 +274,10 @@ def test_segments_page_tree_details_and_filters(app):
     assert any("--follow" in c.value for c in at.code)  # raw text
     assert any("OPTIONS" in c.value and "--follow" in c.value for c in at.code)  # augmented
     assert "tail\\(1\\) *(rule)*" in texts(at.markdown)  # document keywords with their source
+    # the document's lead, which the augmented text carries under the path
+    assert "**Document lead:** tail \\- output the last part of files" in texts(at.markdown)
+    assert any(c.value.startswith("tail(1) > OPTIONS")
+               and "\ntail - output the last part of files\n\n" in c.value for c in at.code)
     by_label(at.text_input, "Path contains").set_value("sha256")
     by_label(at.button, "Apply").click().run()
     assert not at.exception

@@ -72,7 +72,8 @@ def test_figure_becomes_one_image_segment_with_path_caption_and_reference(tmp_pa
     assert fig.path == ("Cooling System Guide", "Pump Assembly")
     assert fig.image == "figure-p1-1.png" and fig.pages == (1,)
     assert fig.text == CAPTION + "\n\n" + REFERRING
-    assert fig.augmented_text == "Cooling System Guide > Pump Assembly\n\n" + fig.text
+    assert fig.augmented_text == ("Cooling System Guide > Pump Assembly\n"  # path, lead, text
+                                  "The pump assembly is mounted under the reservoir.\n\n" + fig.text)
     assert not fig.is_table
     # the caption is the figure's, not a paragraph of its own; the canonical Markdown links it
     assert f"![{CAPTION}](figure-p1-1.png)" in doc.markdown

@@ -5,7 +5,15 @@ import pytest
 
 from hiqa.cli import main
 from hiqa.formats import load_document
-from hiqa.segment import Strategy, segment_document, table_embed_text
+from hiqa.segment import (
+    LEAD_CHARS,
+    Strategy,
+    augmented_lead,
+    document_lead,
+    head_and_body,
+    segment_document,
+    table_embed_text,
+)
 from hiqa.tokenize import count_tokens
 
 
@@ -14,7 +22,7 @@ def doc(tmp_path):
     long_para = " ".join(f"Sentence number {i} explains the register map in detail." for i in range(300))
     text = f"""# ADC12QJ1600 Datasheet
 
-Preface.
+Quad-channel 12-bit 1.6-GSPS ADC with JESD204C interface. Preface.
 
 ## 7 Detailed Description
 
@@ -47,13 +55,72 @@ def test_hca_segments_carry_full_path(doc):
     segs = segment_document(doc, "hca")
     overview = next(s for s in segs if s.path[-1] == "7.1 Overview")
     assert overview.path == ("ADC12QJ1600 Datasheet", "7 Detailed Description", "7.1 Overview")
+    # the path on the first line, the document's lead (its first sentence) on the second
     assert overview.augmented_text == (
-        "ADC12QJ1600 Datasheet > 7 Detailed Description > 7.1 Overview\n\nShort overview."
+        "ADC12QJ1600 Datasheet > 7 Detailed Description > 7.1 Overview\n"
+        "Quad-channel 12-bit 1.6-GSPS ADC with JESD204C interface.\n\nShort overview."
     )
     assert overview.text == "Short overview."
     # the H1 that repeats the document title is not repeated in the path
-    top = next(s for s in segs if s.text == "Preface.")
+    top = next(s for s in segs if s.text.endswith("Preface."))
     assert top.path == ("ADC12QJ1600 Datasheet",) and top.level == 1
+    # the lexical route's head is the path and the lead, its body the section's own text
+    head = ("ADC12QJ1600 Datasheet > 7 Detailed Description > 7.1 Overview "
+            "Quad-channel 12-bit 1.6-GSPS ADC with JESD204C interface.")
+    assert head_and_body(overview.strategy, overview.path, overview.augmented_text) == (
+        head, "Short overview.")
+
+
+def test_head_and_body_reads_segments_written_before_the_lead():
+    path = ("wc(1)", "OPTIONS")
+    old = "wc(1) > OPTIONS\n\n-l\n\nprint the newline counts"
+    assert head_and_body("hca", path, old) == ("wc(1) > OPTIONS", "-l\n\nprint the newline counts")
+    assert augmented_lead("hca", path, old) == ""
+    new = "wc(1) > OPTIONS\nwc - print counts\n\n-l\n\nprint the newline counts"
+    assert augmented_lead("hca", path, new) == "wc - print counts"
+    assert augmented_lead("title", path, new) == ""  # not a title segment's first line
+    # a path that is not the segment's first line is not a head, whatever follows it
+    assert head_and_body("hca", path, "wc(1) > NAME\n\nwc - count") == ("", "wc(1) > NAME\n\nwc - count")
+
+
+def _lead_of(tmp_path, markdown, name="part.md"):
+    p = tmp_path / name
+    p.write_text(markdown, encoding="utf-8")
+    return document_lead(load_document(p))
+
+
+@pytest.mark.parametrize("markdown, lead", [
+    # a man page's NAME line has no full stop: the whole line
+    ("# wc(1)\n\n## NAME\n\nwc - print newline,\nword, and byte counts\n\n## OPTIONS\n\n-l lines\n",
+     "wc - print newline, word, and byte counts"),
+    # text before the first heading is the first text; a table is not a lead
+    ("# Annual Report 2025\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n## Letter\n\nDear owners! We grew.\n",
+     "Dear owners!"),
+    # Chinese sentences end at 。 without a space
+    ("# 名称\n\n## 描述\n\n在文件间建立链接。默认创建硬链接。\n", "在文件间建立链接。"),
+    # a first sentence that only repeats the title says nothing more
+    ("# Widget Manual\n\nWidget manual.\n\n## Use\n\nTurn it on.\n", ""),
+    # no text at all
+    ("# Empty\n\n## Heading only\n", ""),
+])
+def test_document_lead(tmp_path, markdown, lead):
+    assert _lead_of(tmp_path, markdown) == lead
+
+
+def test_long_lead_is_cut_at_a_word(tmp_path):
+    words = " ".join(f"word{i}" for i in range(80))
+    lead = _lead_of(tmp_path, f"# T\n\n{words}.\n\n## A\n\nBody.\n")
+    assert lead.endswith(" …") and len(lead) <= LEAD_CHARS + 2
+    assert words.startswith(lead[:-2]) and lead[:-2].split()[-1] in words.split()
+
+
+def test_only_hca_carries_the_lead(doc):
+    lead = document_lead(doc)
+    assert lead == "Quad-channel 12-bit 1.6-GSPS ADC with JESD204C interface."
+    for strategy in ("title", "section", "fixed"):
+        assert not any(lead in s.augmented_text and lead not in s.text
+                       for s in segment_document(doc, strategy, fixed_tokens=64))
+    assert all(s.augmented_text.split("\n")[1] == lead for s in segment_document(doc, "hca"))
 
 
 def test_long_sections_split_and_keep_path(doc):
@@ -61,7 +128,8 @@ def test_long_sections_split_and_keep_path(doc):
     assert len(segs) > 3
     assert [s.piece for s in segs] == list(range(len(segs)))
     for s in segs:
-        assert s.augmented_text.startswith("ADC12QJ1600 Datasheet > 7 Detailed Description > 7.2 Register Map\n\n")
+        assert s.augmented_text.startswith("ADC12QJ1600 Datasheet > 7 Detailed Description > 7.2 Register Map\n"
+                                           "Quad-channel 12-bit 1.6-GSPS ADC with JESD204C interface.\n\n")
         assert count_tokens(s.augmented_text) <= 200
         assert s.text.endswith(".")  # split on sentence boundaries
     # nothing lost, nothing duplicated
