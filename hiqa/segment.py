@@ -14,7 +14,8 @@ Every section becomes one or more segments that carry the section's cascaded pat
 
   The lead says what the document is about.  A title alone often does not (``wc(1)``, a part
   number, a file name), and a question that names no document can only find its document by
-  what the document is about; a question that names it still finds it by the title.
+  what the document is about; a question that names it still finds it by the title.  The
+  segment whose own text opens with the lead does not repeat it (``_augmented``).
 
 * ``title``: only the nearest heading on the first line, then the body.
 * ``section``: the body alone (sections, no path).
@@ -221,7 +222,7 @@ def segment_document(
                     piece=piece,
                     pages=pages,
                     text=text,
-                    augmented_text=(prefix + "\n\n" + embed) if prefix else embed,
+                    augmented_text=_augmented(prefix, embed, lead),
                     is_table=is_table,
                     strategy=strategy.value,
                     kind=section.kind,
@@ -230,6 +231,20 @@ def segment_document(
                 )
             )
     return out
+
+
+def _augmented(prefix: str, embed: str, lead: str) -> str:
+    """``prefix`` (the path line, then the lead line when there is a lead) + the embedded text.
+
+    A segment whose own text opens with the lead (the document's opening lines: a man page's
+    NAME) does not repeat it: twice over, it made that short segment outrank the one that
+    answers, for any question about what the document is for.
+    """
+    if not prefix:
+        return embed
+    if lead and " ".join(embed[:len(lead) * 2].split()).startswith(lead.removesuffix(" …")):
+        prefix = prefix.removesuffix("\n" + lead)
+    return prefix + "\n\n" + embed
 
 
 def _prefix(strategy: Strategy, path: tuple[str, ...]) -> str:

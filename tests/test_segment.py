@@ -64,6 +64,8 @@ def test_hca_segments_carry_full_path(doc):
     # the H1 that repeats the document title is not repeated in the path
     top = next(s for s in segs if s.text.endswith("Preface."))
     assert top.path == ("ADC12QJ1600 Datasheet",) and top.level == 1
+    # the segment that opens with the lead does not repeat it
+    assert top.augmented_text == "ADC12QJ1600 Datasheet\n\n" + top.text
     # the lexical route's head is the path and the lead, its body the section's own text
     head = ("ADC12QJ1600 Datasheet > 7 Detailed Description > 7.1 Overview "
             "Quad-channel 12-bit 1.6-GSPS ADC with JESD204C interface.")
@@ -120,7 +122,9 @@ def test_only_hca_carries_the_lead(doc):
     for strategy in ("title", "section", "fixed"):
         assert not any(lead in s.augmented_text and lead not in s.text
                        for s in segment_document(doc, strategy, fixed_tokens=64))
-    assert all(s.augmented_text.split("\n")[1] == lead for s in segment_document(doc, "hca"))
+    hca = segment_document(doc, "hca")
+    assert all(s.augmented_text.split("\n")[1] == lead for s in hca if not s.text.startswith(lead))
+    assert [s.augmented_text.count(lead) for s in hca if s.text.startswith(lead)] == [1]
 
 
 def test_long_sections_split_and_keep_path(doc):
@@ -192,3 +196,17 @@ def test_cli_segments_json(doc, capsys):
     rows = json.loads(capsys.readouterr().out)
     assert rows[0]["strategy"] == "title"
     assert {"path", "augmented_text", "content_hash", "pages", "is_table"} <= set(rows[0])
+
+
+def test_only_the_piece_that_opens_with_the_lead_leaves_it_out(tmp_path):
+    lead = "The XR-7 pump moves coolant through the loop."
+    rest = " ".join(f"Sentence {i} describes the impeller housing." for i in range(60))
+    p = tmp_path / "xr7.md"
+    p.write_text(f"# XR-7 Manual\n\n{lead} {rest}\n\n## Service\n\nReplace the seal yearly.\n")
+    segs = segment_document(load_document(p), "hca", max_tokens=120)
+    opening = [s for s in segs if s.path == ("XR-7 Manual",)]
+    assert len(opening) > 2 and opening[0].text.startswith(lead)
+    assert opening[0].augmented_text == "XR-7 Manual\n\n" + opening[0].text
+    for s in [*opening[1:], *(s for s in segs if s.path[-1] == "Service")]:
+        assert s.augmented_text.startswith(" > ".join(s.path) + "\n" + lead + "\n\n")
+        assert count_tokens(s.augmented_text) <= 120
