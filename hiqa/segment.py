@@ -44,6 +44,7 @@ Rules for awkward sections:
 """
 from __future__ import annotations
 
+import itertools
 import re
 import uuid
 from collections.abc import Callable, Sequence
@@ -115,21 +116,26 @@ LEAD_CHARS = 200
 """The longest lead kept (about 50 tokens); a longer first sentence is cut at a word."""
 
 _LEAD_END = re.compile(r"[.!?](?=\s|$)|[。！？]")
+_LEGAL = re.compile(r"©|\(c\)\s*\d{4}|\bcopyright\b|\ball rights reserved\b|\bpermission is granted\b",
+                    re.IGNORECASE)
+"""A copyright or licence notice on a title page is never what a document is about."""
+_LEAD_LOOKAHEAD = 8
 
 
 def document_lead(doc: Document) -> str:
-    """The document's first sentence: the text of its first section that has any, up to the
-    first sentence end, on one line, at most ``LEAD_CHARS`` characters.
+    """The document's first sentence: its first paragraph that is not a copyright or licence
+    notice (among the first eight), up to the first sentence end, on one line, at most
+    ``LEAD_CHARS`` characters.
 
     It is what most documents open with to say what they are (a man page's NAME line, a
     datasheet's or a report's opening line).  Empty when the document has no text, or when its
     first sentence only repeats the title.
     """
-    for section in doc.sections:
-        text = next((b.text for b in section.blocks if b.kind == "text" and b.text.strip()), "")
-        if text:
-            break
-    else:
+    texts = (b.text for section in doc.sections for b in section.blocks
+             if b.kind == "text" and b.text.strip())
+    text = next((t for t in itertools.islice(texts, _LEAD_LOOKAHEAD)
+                 if not _LEGAL.search(t[:LEAD_CHARS])), "")
+    if not text:
         return ""
     end = _LEAD_END.search(text)
     lead = " ".join((text[:end.end()] if end else text).split())

@@ -100,6 +100,11 @@ def _lead_of(tmp_path, markdown, name="part.md"):
      "Dear owners!"),
     # Chinese sentences end at 。 without a space
     ("# 名称\n\n## 描述\n\n在文件间建立链接。默认创建硬链接。\n", "在文件间建立链接。"),
+    # a title page's copyright and licence notices are not what the document is about
+    (("# Valgrind Documentation\n\nRelease 3.19.0 Copyright © 2000-2022 AUTHORS\n\n"
+      "Permission is granted to copy this document.\n\n"
+      "This is the top level of the documentation tree. It has six parts.\n"),
+     "This is the top level of the documentation tree."),
     # a first sentence that only repeats the title says nothing more
     ("# Widget Manual\n\nWidget manual.\n\n## Use\n\nTurn it on.\n", ""),
     # no text at all
