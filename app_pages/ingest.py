@@ -239,6 +239,22 @@ else:
                 f"`{col.meta['embedder']}` ({escape_markdown(str(col.meta.get('model_id', '')))})"
                 f", {len(docs)} documents, {len(col)} segments")
     dense_status(col)
+    older = col.older_format()
+    if older:
+        st.info(f"{len(older)} of {len(docs)} documents were segmented by an older HiQA: their "
+                "segments lack the document's lead (its first sentence), which helps questions "
+                "that name no document find them. Re-reading embeds them again.",
+                icon=":material/update:")
+        if st.button(f"Re-read {len(older)} documents", key="reread_older"):
+            sizes = {d: Path(docs[d].get("source", "")).stat().st_size for d in older
+                     if Path(docs[d].get("source", "")).is_file()}
+            progress = StageProgress("now", len(col), sizes)
+            results = guarded(lambda: col.reread_older(progress=progress), "Re-reading failed")
+            if results is not None:
+                progress.bar.progress(1.0, text="Done")
+                st.session_state["ingest_results"] = results
+                st.session_state["ingest_message"] = f"Re-read {len(older)} documents."
+                st.rerun()
     st.dataframe([{"document": d, "title": m.get("title", ""), "pages": m.get("pages", 0),
                    "sections": m.get("sections", 0), "segments": m.get("segments", 0),
                    "dense pending": m.get("dense_pending", 0),

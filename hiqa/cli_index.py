@@ -129,6 +129,11 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
         if done < total:
             print(f"searchable now by the lexical and keyword routes; dense vectors: {done:,} of "
                   f"{total:,} segments. Fill them in with `hiqa embed -c {col.name}`")
+    older = col.older_format()
+    if older:
+        print(f"note: {len(older)} of {len(col.documents)} documents were segmented by an older "
+              f"HiQA, without the document's lead; re-read them with `hiqa ingest -c {col.name} "
+              "--force PATH`", file=sys.stderr)
     return 1 if results and all(r.status == "failed" for r in results) else 0
 
 

@@ -55,7 +55,7 @@ from .routes import (
     retrieve_vector,
     segment_from_payload,
 )
-from .segment import Strategy
+from .segment import SEGMENT_FORMAT, Strategy
 from .settings import Settings
 from .store import Store, is_embedded, open_store, payload_key, store_key, version_key
 
@@ -182,6 +182,15 @@ class Collection:
     def documents(self) -> dict[str, dict[str, Any]]:
         return dict(self.meta["documents"])
 
+    def older_format(self) -> list[str]:
+        """Documents segmented before this HiQA's ``hca`` format (``SEGMENT_FORMAT``): they
+        are searched as they are, without the document's lead, until ``ingest(force=True)``
+        re-reads them."""
+        if self.strategy != "hca":
+            return []
+        return sorted(d for d, m in self.meta["documents"].items()
+                      if int(m.get("segment_format", 1)) < SEGMENT_FORMAT)
+
     @property
     def preset(self) -> dict[str, Any]:
         """The saved fusion weights; a stored preset that is out of range gives the defaults
@@ -293,6 +302,25 @@ class Collection:
         """
         return _ingest.ingest(self, paths, progress=progress, root=root, force=force,
                               prepare=prepare, dense=dense)
+
+    def reread_older(self, *, progress: Progress | None = None,
+                     dense: str = "now") -> list[IngestResult]:
+        """Re-read the documents ``older_format`` names from their source files, as a forced
+        ingest of each file under the folder it was first ingested from (so each keeps its
+        id).  A source that is gone is reported as failed, and its document is kept as it is."""
+        results: list[IngestResult] = []
+        roots: dict[str, list[Path]] = {}
+        for doc_id in self.older_format():
+            source = str(self.meta["documents"][doc_id].get("source", ""))
+            if not (source.endswith(doc_id) and Path(source).is_file()):
+                results.append(IngestResult(doc_id, "failed", error=(
+                    f"its source file {source or '(unknown)'} is gone; ingest the file again "
+                    "to re-read it")))
+                continue
+            roots.setdefault(source[:len(source) - len(doc_id)] or ".", []).append(Path(source))
+        for root, files in roots.items():
+            results += self.ingest(files, root=root, force=True, progress=progress, dense=dense)
+        return results
 
     def fill_dense(self, progress: Callable[[int, int], None] | None = None, *,
                    batch: int = 64, embedder: Any = None,

@@ -41,6 +41,7 @@ from .formats import SUPPORTED_EXTENSIONS, load_document
 from .fusion import FusionMethod, fuse
 from .model import Document, Segment, normalize_title
 from .routes import prefetch
+from .segment import SEGMENT_FORMAT
 from .settings import Settings
 
 VARIANTS: dict[str, tuple[str, str]] = {
@@ -265,7 +266,9 @@ class Evaluator:
 
     def collection(self, strategy: str) -> Collection:
         if strategy not in self._collections:
-            name = f"{strategy}-{self.embedder}-{self.hash}"
+            # the segment format is part of the name: a cached index of older segments is
+            # never scored as if it were this code's
+            name = f"{strategy}-{self.embedder}-{self.hash}-f{SEGMENT_FORMAT}"
             col = Collection(name, self.settings, create=True, strategy=strategy,
                              embedder=self.embedder)
 

@@ -36,6 +36,7 @@ from .faults import checkpoint
 from .model import Document
 from .prepare import Job, Prepared, Preparer
 from .registry import StagedFiles, StoredVersions
+from .segment import SEGMENT_FORMAT
 from .store import payload_key, version_key
 
 if TYPE_CHECKING:
@@ -393,7 +394,7 @@ def _write_one(col: Collection, job: Job, ready: Prepared, progress: Progress, *
     record = {
         "title": doc.title, "title_source": doc.metadata.get("title_source", ""),
         "source": str(job.path), "hash": version, "file_hash": job.file_hash,
-        "format": doc.format, "pages": doc.page_count,
+        "format": doc.format, "pages": doc.page_count, "segment_format": SEGMENT_FORMAT,
         "sections": n_sections,
         "segments": len(segments), "keywords": keywords, "warnings": warnings,
         "markdown": str(md_path), "ingested_at": time.time(),

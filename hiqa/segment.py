@@ -112,6 +112,12 @@ def _split_augmented(strategy: str, path: Sequence[str], augmented_text: str) ->
     return "", "", augmented_text
 
 
+SEGMENT_FORMAT = 2
+"""What ``hca`` augmented text holds: 1, the path; 2, the path and the document's lead.  Each
+document's registry record keeps the format it was segmented with (none: 1), so a collection
+can say which of its documents an older HiQA segmented (``Collection.older_format``), and the
+evaluator's cached index is rebuilt when it changes."""
+
 LEAD_CHARS = 200
 """The longest lead kept (about 50 tokens); a longer first sentence is cut at a word."""
 

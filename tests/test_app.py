@@ -370,6 +370,36 @@ def test_ingest_duplicate_is_a_skip_and_manage_follows_the_target(app, data_dir)
     Collection("second", Settings(data_dir=data_dir)).delete()
 
 
+def test_manage_re_reads_documents_an_older_hiqa_segmented(app, data_dir, tmp_path):
+    folder = tmp_path / "older"
+    folder.mkdir()
+    for name in ("wc.1.md", "tail.1.md"):
+        (folder / name).write_text(DOCS[name], encoding="utf-8")
+    col = Collection("older", Settings(data_dir=data_dir), create=True)
+    col.ingest([folder])
+    # as an ingest before the document's lead left them: no segment_format in the records
+    col.registry.update(lambda d: [m.pop("segment_format") for m in d["documents"].values()])
+    store.close_all()
+    st.cache_resource.clear()
+    at = app.switch_page("app_pages/ingest.py")
+    at.session_state["hiqa_switch_to"] = "older"
+    at.run()
+    assert not at.exception, at.exception
+    assert "2 of 2 documents were segmented by an older HiQA" in texts(at.info)
+    by_label(at.button, "Re-read 2 documents").click().run()
+    assert not at.exception, at.exception
+    assert "Re\\-read 2 documents" in texts(at.success) and "Ingest: 2 updated." in texts(at.success)
+    assert set(at.dataframe[0].value["status"]) == {"updated"}
+    assert "older HiQA" not in texts(at.info)  # nothing left to re-read: no notice, no button
+    assert not [b for b in at.button if b.label.startswith("Re-read")]
+    store.close_all()
+    col = Collection("older", Settings(data_dir=data_dir))
+    assert col.older_format() == [] and sorted(col.documents) == ["tail.1.md", "wc.1.md"]
+    tail = next(s for s in col.segments() if s.doc_id == "tail.1.md" and s.path[-1] == "OPTIONS")
+    assert tail.augmented_text.split("\n")[1] == "tail - output the last part of files"
+    col.delete()
+
+
 def test_ingest_all_failed_upload_leaves_no_collection(app, data_dir):
     at = app.switch_page("app_pages/ingest.py").run()
     by_label(at.radio, "Into").set_value("new")

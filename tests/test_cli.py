@@ -211,3 +211,25 @@ def test_ask_and_eval_json(settings, corpus, tmp_path, capsys):
                "--variants", "hca-bm25", "--json") == 0
     report = json.loads(capsys.readouterr().out)
     assert report["questions"] == 1 and set(report["variants"]) == {"hca-bm25"}
+
+
+def test_ingest_names_documents_an_older_hiqa_segmented(settings, corpus, capsys):
+    assert run(settings, "ingest", str(corpus), "-c", "man") == 0
+    assert "older HiQA" not in capsys.readouterr().err
+    col = Collection("man", settings)
+    n = len(col.documents)
+    # what a collection ingested before the document's lead looks like: no segment_format
+    col.registry.update(lambda d: [m.pop("segment_format") for m in d["documents"].values()])
+    store.close_all()
+    assert run(settings, "ingest", str(corpus), "-c", "man", "--json") == 0
+    out, err = capsys.readouterr()
+    assert {r["status"] for r in json.loads(out)} == {"unchanged"}  # nothing re-read unasked
+    assert f"note: {n} of {n} documents were segmented by an older HiQA" in err
+    assert "hiqa ingest -c man --force PATH" in err
+    assert run(settings, "ingest", str(corpus), "-c", "man", "--force") == 0
+    assert "older HiQA" not in capsys.readouterr().err
+    store.close_all()
+    col = Collection("man", settings)
+    assert col.older_format() == []
+    tail = next(s for s in col.segments() if s.doc_id == "tail.1.md" and s.path[-1] == "OPTIONS")
+    assert tail.augmented_text.split("\n")[1] == "tail - output the last part of files"

@@ -419,3 +419,19 @@ def test_corrected_title_reaugments_that_document_only(settings, corpus):
     assert "title_override" not in col.documents["head.1.md"]
     assert col.documents["head.1.md"]["title"] == "head(1)"
     assert col.search("head: print the first lines", k=1)[0].segment.doc_id == "head.1.md"
+
+
+def test_reread_older_keeps_ids_and_reports_a_gone_source(settings, corpus):
+    col = Collection("older", settings, create=True)
+    col.ingest([corpus])
+    ids = sorted(col.documents)
+    col.registry.update(lambda d: [m.pop("segment_format") for m in d["documents"].values()])
+    assert col.older_format() == ids
+    gone = ids[0]
+    (corpus / gone).unlink()
+    results = {r.doc_id: r for r in col.reread_older()}
+    assert results[gone].status == "failed" and "is gone" in results[gone].error
+    assert {r.status for d, r in results.items() if d != gone} == {"updated"}
+    assert sorted(col.documents) == ids  # same ids; the gone one kept as it was
+    assert col.older_format() == [gone]
+    assert col.search("output the last part of files", k=3)  # still searchable throughout
