@@ -25,8 +25,12 @@ Systems (``--systems``, default all):
 **Gold rule** (one for all): a ranked unit is relevant to a gold ``{doc, section}`` when it
 comes from ``doc`` and its heading path contains ``section`` in order (case-insensitive).  A
 LlamaIndex node's path is its ``header_path`` plus its own heading.  ``Recall@5`` is the share of
-gold sections hit in the top 5 (a section counts once); MRR, nDCG@10 and Log-Rank (γ = 1,
-N = the system's unit count) are taken over the relevant units.
+gold sections hit in the top 5 (a section counts once); MRR is the first relevant unit's
+reciprocal rank.  nDCG@10 and Log-Rank (γ = 1, N = the system's unit count) are printed the way
+Recall@5 counts, over gold *sections*, each at the rank of its first unit, so they compare across
+systems; over relevant *units* (``ndcg@10_units``, ``log_rank_units`` in ``--out``) HiQA, whose
+every option is a unit of its own, is asked for thirty relevant units where a peer is asked for
+one, and those two can only be read within a system.
 """
 from __future__ import annotations
 
@@ -81,8 +85,9 @@ def judge(unit: Unit, q: Question) -> list[int]:
 
 def score(rankings: Sequence[Sequence[Unit]], questions: Sequence[Question],
           units_by_doc: dict[str, list[Unit]], n_units: int) -> dict[str, float]:
-    """Recall@5 (gold-section hit), MRR, nDCG@10, Log-Rank for one system's rankings."""
-    r5, rr, nd, lr = [], [], [], []
+    """Recall@5 (gold-section hit), MRR, nDCG@10 and Log-Rank (gold sections, and relevant
+    units) for one system's rankings."""
+    r5, rr, nd, lr, nd_u, lr_u = [], [], [], [], [], []
     for ranking, q in zip(rankings, questions):
         n_sections = len(dict.fromkeys(q.gold))
         first: dict[int, int] = {}
@@ -96,12 +101,16 @@ def score(rankings: Sequence[Sequence[Unit]], questions: Sequence[Question],
         n_rel = sum(1 for d in {g.doc for g in q.gold} for u in units_by_doc.get(d, ())
                     if judge(u, q))
         ranks += [None] * max(0, n_rel - len(ranks))
-        r5.append(sum(1 for r in first.values() if r <= 5) / n_sections)
+        sections = [first.get(i) for i in range(n_sections)]
+        r5.append(metrics.section_recall_at_k(sections, 5))
         rr.append(metrics.reciprocal_rank(ranks))
-        nd.append(metrics.ndcg_at_k(ranks, 10) if ranks else 0.0)
-        lr.append(metrics.question_log_rank(ranks, n_units) if ranks else 0.0)
+        nd.append(metrics.ndcg_at_k(sections, 10, n_gold=n_sections))
+        lr.append(metrics.question_log_rank(sections, n_units))
+        nd_u.append(metrics.ndcg_at_k(ranks, 10) if ranks else 0.0)
+        lr_u.append(metrics.question_log_rank(ranks, n_units) if ranks else 0.0)
     return {"recall@5": float(np.mean(r5)), "mrr": float(np.mean(rr)),
             "ndcg@10": float(np.mean(nd)), "log_rank": float(np.mean(lr)),
+            "ndcg@10_units": float(np.mean(nd_u)), "log_rank_units": float(np.mean(lr_u)),
             "recall@5_ci": list(metrics.bootstrap_ci(r5)), "mrr_ci": list(metrics.bootstrap_ci(rr)),
             "units": n_units, "per_question_rr": rr, "per_question_r5": r5}
 
