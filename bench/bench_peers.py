@@ -83,6 +83,18 @@ def judge(unit: Unit, q: Question) -> list[int]:
             if unit.doc == g.doc and path_matches(unit.path, g.section)]
 
 
+def _one_slot_each(ranks: list[int | None]) -> list[int | None]:
+    """Gold sections' first ranks, two that share a unit (a section and its sub-section, both
+    gold) moved apart: sorted, each at least one below the one before, as if the unit had been
+    ranked once for each."""
+    out: list[int | None] = []
+    last = 0
+    for r in sorted(r for r in ranks if r is not None):
+        last = max(r, last + 1)
+        out.append(last)
+    return out + [None] * (len(ranks) - len(out))
+
+
 def score(rankings: Sequence[Sequence[Unit]], questions: Sequence[Question],
           units_by_doc: dict[str, list[Unit]], n_units: int) -> dict[str, float]:
     """Recall@5 (gold-section hit), MRR, nDCG@10 and Log-Rank (gold sections, and relevant
@@ -103,6 +115,7 @@ def score(rankings: Sequence[Sequence[Unit]], questions: Sequence[Question],
         ranks += [None] * max(0, n_rel - len(ranks))
         sections = [first.get(i) for i in range(n_sections)]
         r5.append(metrics.section_recall_at_k(sections, 5))
+        sections = _one_slot_each(sections)
         rr.append(metrics.reciprocal_rank(ranks))
         nd.append(metrics.ndcg_at_k(sections, 10, n_gold=n_sections))
         lr.append(metrics.question_log_rank(sections, n_units))
