@@ -57,6 +57,21 @@ DEFAULT_MAX_TOKENS = 480  # e5's limit is 512 incl. the "passage: " prefix and s
 DEFAULT_FIXED_TOKENS = 256
 PATH_SEPARATOR = " > "
 
+SEGMENT_FORMAT = 2
+"""What ``hca`` augmented text holds: 1, the path; 2, the path and the document's lead.  Each
+document's registry record keeps the format it was segmented with (none: 1), so a collection
+can say which of its documents an older HiQA segmented (``Collection.older_format``), and the
+evaluator's cached index is rebuilt when it changes."""
+
+LEAD_CHARS = 200
+"""The longest lead kept (about 50 tokens); a longer first sentence is cut at a word."""
+
+_LEAD_END = re.compile(r"[.!?](?=\s|$)|[。！？]")
+_LEGAL = re.compile(r"©|\(c\)\s*\d{4}|\bcopyright\b|\ball rights reserved\b|\bpermission is granted\b",
+                    re.IGNORECASE)
+"""A copyright or licence notice on a title page is never what a document is about."""
+_LEAD_LOOKAHEAD = 8
+
 
 class Strategy(str, Enum):
     FIXED = "fixed"
@@ -110,22 +125,6 @@ def _split_augmented(strategy: str, path: Sequence[str], augmented_text: str) ->
         if sep and lead and "\n" not in lead:
             return prefix, lead, body
     return "", "", augmented_text
-
-
-SEGMENT_FORMAT = 2
-"""What ``hca`` augmented text holds: 1, the path; 2, the path and the document's lead.  Each
-document's registry record keeps the format it was segmented with (none: 1), so a collection
-can say which of its documents an older HiQA segmented (``Collection.older_format``), and the
-evaluator's cached index is rebuilt when it changes."""
-
-LEAD_CHARS = 200
-"""The longest lead kept (about 50 tokens); a longer first sentence is cut at a word."""
-
-_LEAD_END = re.compile(r"[.!?](?=\s|$)|[。！？]")
-_LEGAL = re.compile(r"©|\(c\)\s*\d{4}|\bcopyright\b|\ball rights reserved\b|\bpermission is granted\b",
-                    re.IGNORECASE)
-"""A copyright or licence notice on a title page is never what a document is about."""
-_LEAD_LOOKAHEAD = 8
 
 
 def document_lead(doc: Document) -> str:
