@@ -435,3 +435,43 @@ def test_reread_older_keeps_ids_and_reports_a_gone_source(settings, corpus):
     assert sorted(col.documents) == ids  # same ids; the gone one kept as it was
     assert col.older_format() == [gone]
     assert col.search("output the last part of files", k=3)  # still searchable throughout
+
+
+DATASHEET = """# {part}
+
+{part} is {what}.
+
+## Features
+
+- Small 3 mm x 3 mm package
+- Low power standby mode
+
+## Electrical Characteristics
+
+Supply voltage 3.3 V. Operating temperature -40 to 125 °C. Standby current 2 µA.
+
+## Ordering Information
+
+Order {part} in reels of 3000.
+"""
+
+
+def test_a_question_that_names_no_part_finds_it_by_what_the_part_is(settings, tmp_path):
+    """Three datasheets titled by part number alone, with the same sections in the same words:
+    only their first sentences (the documents' leads) tell them apart. A question that names no
+    part but says what it is about must get that part's section first, for each of the three
+    (identical segments would rank in one order for every question: at most one right)."""
+    parts = {"XR-101": "a 12-bit analog-to-digital converter for audio recording",
+             "XR-102": "a brushless motor driver for drones",
+             "XR-103": "a temperature sensor for industrial ovens"}
+    folder = tmp_path / "sheets"
+    folder.mkdir()
+    for part, what in parts.items():
+        (folder / f"{part}.md").write_text(DATASHEET.format(part=part, what=what), encoding="utf-8")
+    col = Collection("sheets", settings, create=True)
+    col.ingest([folder])
+    for question, part in [("What supply voltage does the motor driver need?", "XR-102"),
+                           ("What supply voltage does the oven temperature sensor need?", "XR-103"),
+                           ("What supply voltage does the audio converter need?", "XR-101")]:
+        top = col.search(question, k=3)[0].segment
+        assert (top.doc_id, top.path[-1]) == (f"{part}.md", "Electrical Characteristics"), question
