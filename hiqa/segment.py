@@ -195,9 +195,8 @@ def segment_document(
     for section in doc.sections:
         path = doc.path_of(section)
         prefix = _prefix(strategy, path)
-        if lead:
-            prefix += "\n" + lead
-        budget = max(32, max_tokens - token_counter(prefix) - 2)
+        # the budget counts the lead line even for the one piece that leaves it out
+        budget = max(32, max_tokens - token_counter(_with_lead(prefix, lead)) - 2)
         block_spans = _block_spans(doc, section)
         text_blocks = [(b, sp) for b, sp in zip(section.blocks, block_spans) if b.kind == "text"]
         tables = [(b, sp) for b, sp in zip(section.blocks, block_spans) if b.kind == "table"]
@@ -233,7 +232,7 @@ def segment_document(
                     piece=piece,
                     pages=pages,
                     text=text,
-                    augmented_text=_augmented(prefix, embed, lead),
+                    augmented_text=_augmented(prefix, lead, embed),
                     is_table=is_table,
                     strategy=strategy.value,
                     kind=section.kind,
@@ -244,8 +243,12 @@ def segment_document(
     return out
 
 
-def _augmented(prefix: str, embed: str, lead: str) -> str:
-    """``prefix`` (the path line, then the lead line when there is a lead) + the embedded text.
+def _with_lead(prefix: str, lead: str) -> str:
+    return prefix + "\n" + lead if prefix and lead else prefix
+
+
+def _augmented(prefix: str, lead: str, embed: str) -> str:
+    """``prefix`` (the path line), the lead line when there is a lead, then the embedded text.
 
     A segment whose own text opens with the lead (the document's opening lines: a man page's
     NAME) does not repeat it: twice over, it made that short segment outrank the one that
@@ -254,8 +257,8 @@ def _augmented(prefix: str, embed: str, lead: str) -> str:
     if not prefix:
         return embed
     if lead and " ".join(embed[:len(lead) * 2].split()).startswith(lead.removesuffix(" …")):
-        prefix = prefix.removesuffix("\n" + lead)
-    return prefix + "\n\n" + embed
+        lead = ""
+    return _with_lead(prefix, lead) + "\n\n" + embed
 
 
 def _prefix(strategy: Strategy, path: tuple[str, ...]) -> str:
