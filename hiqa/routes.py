@@ -294,11 +294,7 @@ def retrieve_vector(col: Collection, query: str, qvec: np.ndarray, *, k: int = R
     dense = np.array([dense_scores.get(i, np.nan) for i in ids])
     content = np.full(len(ids), np.nan)
     pos = lexical.positions(ids)
-    bm25 = np.zeros(len(ids))
-    if len(bm25_all):
-        known = pos >= 0
-        picked = bm25_all[pos[known]]
-        bm25[known] = np.where(np.isfinite(picked), np.maximum(picked, 0.0), 0.0)
+    bm25 = _candidate_bm25(bm25_all, pos, np.ones(len(ids), dtype=bool), 0.0)
     phrases = query_phrases(query)
     named: dict[str, frozenset[str]] = {doc: col.normalized_keywords(doc) & phrases
                                         for doc in set(doc_of.values())}
@@ -331,15 +327,23 @@ def _unnamed_scores(col: Collection, lexical: LexicalIndex, query: str, names: f
     found = col.store.scores(chosen, qvec, "hca")
     dense = np.full(len(ids), np.nan)
     dense[rows] = [found.get(sid, np.nan) for sid in chosen]
-    bm25 = np.full(len(ids), np.nan)
-    bm25[rows] = 0.0
-    scores = lexical.scores(rest)
+    bm25 = _candidate_bm25(lexical.scores(rest), pos, rows, np.nan)
+    timings["unnamed"] = time.perf_counter() - t0
+    return {"unnamed_query": rest, "unnamed_dense": dense, "unnamed_bm25": bm25}
+
+
+def _candidate_bm25(scores: np.ndarray, pos: np.ndarray, rows: np.ndarray,
+                    elsewhere: float) -> np.ndarray:
+    """The candidates' BM25 scores from the lexical index's array over every segment (``pos``:
+    each candidate's place in it, -1 when absent): for ``rows``, the score, 0 where it is not
+    positive or not finite (scoped out); ``elsewhere`` for the other candidates."""
+    out = np.full(len(pos), elsewhere)
+    out[rows] = 0.0
     known = rows & (pos >= 0)
     if len(scores) and known.any():
         picked = scores[pos[known]]
-        bm25[known] = np.where(np.isfinite(picked), np.maximum(picked, 0.0), 0.0)
-    timings["unnamed"] = time.perf_counter() - t0
-    return {"unnamed_query": rest, "unnamed_dense": dense, "unnamed_bm25": bm25}
+        out[known] = np.where(np.isfinite(picked), np.maximum(picked, 0.0), 0.0)
+    return out
 
 
 def visible_docs(col: Collection, d: Derived, ids: Sequence[str]) -> dict[str, str]:
