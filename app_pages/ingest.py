@@ -246,8 +246,8 @@ else:
                 "that name no document find them. Re-reading embeds them again.",
                 icon=":material/update:")
         if st.button(f"Re-read {len(older)} documents", key="reread_older"):
-            sizes = {d: Path(docs[d].get("source", "")).stat().st_size for d in older
-                     if Path(docs[d].get("source", "")).is_file()}
+            sources = {d: Path(docs[d].get("source", "")) for d in older}
+            sizes = {d: p.stat().st_size for d, p in sources.items() if p.is_file()}
             progress = StageProgress("now", len(col), sizes)
             results = guarded(lambda: col.reread_older(progress=progress), "Re-reading failed")
             if results is not None:
