@@ -312,12 +312,13 @@ class Collection:
         roots: dict[str, list[Path]] = {}
         for doc_id in self.older_format():
             source = str(self.meta["documents"][doc_id].get("source", ""))
-            if not (source.endswith(doc_id) and Path(source).is_file()):
+            root = _ingest.source_root(doc_id, source)
+            if root is None or not Path(source).is_file():
                 results.append(IngestResult(doc_id, "failed", error=(
                     f"its source file {source or '(unknown)'} is gone; ingest the file again "
                     "to re-read it")))
                 continue
-            roots.setdefault(source[:len(source) - len(doc_id)] or ".", []).append(Path(source))
+            roots.setdefault(root or ".", []).append(Path(source))
         for root, files in roots.items():
             results += self.ingest(files, root=root, force=True, progress=progress, dense=dense)
         return results

@@ -149,6 +149,14 @@ def file_sizes(paths: Iterable[str | os.PathLike[str]],
     return sizes
 
 
+def source_root(doc_id: str, source: str) -> str | None:
+    """The folder a document was first ingested from: its recorded source path without its id
+    (the id is the path relative to that folder), so that ingesting the source again under it
+    gives the same id; None when the source does not end with the id."""
+    source = Path(source).as_posix()
+    return source[: len(source) - len(doc_id)] if source.endswith(doc_id) else None
+
+
 def _relative_id(path: Path, base: Path) -> str:
     for candidate, b in ((path, base), (path.absolute(), base.absolute())):
         with contextlib.suppress(ValueError):
@@ -554,9 +562,9 @@ def repair(col: Collection, *, dry_run: bool = False,
         col.store.delete(stale)
         col.registry.clear_journal()
     for doc_id in plan.reindex:
-        source = Path(docs[doc_id]["source"]).as_posix()
-        root = source[: len(source) - len(doc_id)] if source.endswith(doc_id) else None
-        ingest(col, [source], root=root or None, progress=progress, force=True)
+        source = docs[doc_id]["source"]
+        ingest(col, [source], root=source_root(doc_id, source) or None, progress=progress,
+               force=True)
     derived(col, force=True)
     return plan
 
