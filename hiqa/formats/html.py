@@ -22,10 +22,15 @@ _BLOCK_TAGS = {
     "p", "div", "li", "dt", "dd", "blockquote", "pre", "section", "article", "ul", "ol", "dl",
     "br", "hr", "figure", "figcaption", "header", "footer", "main", "aside", "td", "th", "tr",
 }
-_SKIP_TAGS = {"script", "style", "nav", "noscript", "template", "svg", "head"}
+_SKIP_TAGS = {"script", "style", "nav", "noscript", "template", "svg"}
 _VOID = {"br", "hr", "img", "meta", "link", "input", "col", "area", "base", "wbr", "source"}
-_NAV_CLASS = re.compile(r"\bnav(header|footer|bar)?\b|\bbreadcrumbs?\b|\bskip-?link\b",
+_NAV_CLASS = re.compile(r"\bnav(header|footer|bar)?\b|\bbreadcrumbs?\b|\bskip-?link\b|\bsphinxsidebar\b|\btoc\b",
                         re.IGNORECASE)
+_CHROME_ROLE = frozenset({"navigation", "search", "banner", "contentinfo"})
+_CHROME_ID = frozenset({"sidebar", "searchbox"})
+_PERMALINK_CLASS = re.compile(r"\b(headerlink|anchor-?link|permalink|hash-?link)\b", re.IGNORECASE)
+_PERMALINK_MARK = re.compile(r"\s*[¶§#🔗]+$")
+_TITLE_SEPARATORS = re.compile(r"\s+(?:[—–|·«»:]{1,2}|-)\s+")
 _ADMONITION_CLASS = re.compile(
     r"\b(admonition|note|tip|hint|warning|caution|important|danger)\b", re.IGNORECASE)
 _BOX_TAGS = ("div", "aside", "section")
@@ -68,11 +73,13 @@ class _Collector(HTMLParser):
                 self._skip_stack.append(tag)
             return
         cls = " ".join(v or "" for k, v in attrs if k in ("class", "role", "id"))
-        if tag in _SKIP_TAGS or (tag in ("div", "table", "header", "footer") and _NAV_CLASS.search(cls)):
-            if tag == "head":
+        role = next((v or "" for k, v in attrs if k == "role"), "").casefold()
+        ident = next((v or "" for k, v in attrs if k == "id"), "").casefold()
+        if (tag in _SKIP_TAGS or role in _CHROME_ROLE or ident in _CHROME_ID
+                or (tag in ("div", "table", "header", "footer") and _NAV_CLASS.search(cls))
+                or (tag == "a" and _PERMALINK_CLASS.search(cls))):
+            if tag not in _VOID:
                 self._skip_stack.append(tag)
-                return
-            self._skip_stack.append(tag)
             return
         if tag == "title":
             self._in_title = True
@@ -154,7 +161,7 @@ class _Collector(HTMLParser):
             self._label = label if not label or label[-1] in ".:!?" else label + ":"
             self._label_tag = None
         elif self._heading and tag == f"h{self._heading}":
-            title = " ".join("".join(self._buf).split())
+            title = _PERMALINK_MARK.sub("", " ".join("".join(self._buf).split()))
             self._buf.clear()
             if title:
                 self.events.append(Heading(self._heading, title))
@@ -175,10 +182,10 @@ class _Collector(HTMLParser):
                 self._bullet = False
 
     def handle_data(self, data: str) -> None:
-        if self._skip_stack:
-            return
         if self._in_title:
             self.title = ((self.title or "") + data).strip()
+            return
+        if self._skip_stack:
             return
         if self._table_depth:
             if self._caption is not None:
@@ -229,11 +236,37 @@ def parse_html(
     collector = _Collector()
     collector.feed(text)
     collector.close()
+    events, title = _titled(collector.events, collector.title)
     return build_document(
         doc_id=doc_id,
         source=source,
         fmt="html",
-        events=collector.events,
-        metadata_title=collector.title,
+        events=events,
+        metadata_title=title,
         warnings=warnings,
     )
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.replace("\u2019", "'").casefold().split())
+
+
+def _titled(events: list[Event], page_title: str | None) -> tuple[list[Event], str | None]:
+    """The page's events from its title heading on, and its document title.
+
+    A page's ``<title>`` names the page first and the site after it ("Django 3.0 release notes
+    — Django 3.2.25 documentation"); the heading that spells its first part naming the page
+    (or the whole) is the document's title, and what comes before that heading is the site's
+    banner ("Django 3.2.25 documentation" as an ``h1`` in the page header), not the document.
+    With no such heading the whole ``<title>`` is the title: a pod2html page opens with
+    ``<h1>NAME</h1>`` and its ``<title>`` names the release ("perl5300delta - what is new for
+    perl v5.30.0"), which a generic first heading must not replace.
+    """
+    if not page_title:
+        return events, None
+    parts = [p for p in _TITLE_SEPARATORS.split(page_title) if p.strip()]
+    wanted = {_plain(page_title), *(_plain(p) for p in parts[:1])}
+    for i, ev in enumerate(events):
+        if isinstance(ev, Heading) and ev.kind == "heading" and _plain(ev.title) in wanted:
+            return events[i:], ev.title
+    return events, " ".join(page_title.split())
