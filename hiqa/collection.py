@@ -37,7 +37,14 @@ from .errors import CollectionError, DocumentError, HiqaError
 from .faults import checkpoint
 from .handles import HANDLES
 from .ingest import IngestResult, Progress, file_hash, safe_doc_name, titled_version
-from .keywords import Keyword, load_lexicon, merge_keywords, normalized_keywords
+from .keywords import (
+    Distinct,
+    Keyword,
+    distinctive_keywords,
+    load_lexicon,
+    merge_keywords,
+    normalized_keywords,
+)
 from .model import Document, Segment
 from .params import Preset, check_k, check_preset, check_weights
 from .registry import Registry, StoredVersions
@@ -455,6 +462,7 @@ class Collection:
             checkpoint("remove:after-registry")
             self.store.delete_document(doc_id)
             self.registry.clear_journal()
+            self.refresh_identity()
             with contextlib.suppress(OSError):
                 Path(record.get("markdown", "")).unlink()
             shutil.rmtree(self.figure_dir(doc_id), ignore_errors=True)
@@ -508,8 +516,37 @@ class Collection:
             self.set_keywords("lexicon", {d: list(mapping.get(d, ())) for d in docs})
         return problems
 
-    def set_keywords(self, source: str, by_doc: dict[str, list[str]]) -> None:
-        """Replace one keyword source (rule | lexicon | llm) for the given documents."""
+    def identity_candidates(self) -> dict[str, list[str]]:
+        """Each registered document's keyword candidates (``keywords.document_candidates``);
+        a document registered before them offers its rule keywords."""
+        return {doc: list(r.get("identity", r.get("keywords", {}).get("rule", ())))
+                for doc, r in self.registry.documents.items()}
+
+    def distinct_among_registered(self, doc_id: str, candidates: list[str]) -> list[str]:
+        """``candidates`` that tell ``doc_id`` apart from the documents registered now."""
+        pool = {**self.identity_candidates(), doc_id: candidates}
+        return [k.text for k in distinctive_keywords(pool)[doc_id]]
+
+    def refresh_identity(self) -> None:
+        """Every document's rule keywords made relative to the collection as it stands
+        (``keywords.distinctive_keywords``): run when documents are added or removed.  Only the
+        registry and the changed documents' payloads are written; nothing is re-embedded."""
+        pool = self.identity_candidates()
+        found = distinctive_keywords(pool)
+        documents = self.registry.documents
+        counts = {doc: {k.text: k.documents for k in ks} for doc, ks in found.items()}
+        changed = {doc: [k.text for k in ks] for doc, ks in found.items()
+                   if documents[doc].get("keywords", {}).get("rule") != [k.text for k in ks]
+                   or documents[doc].get("identity_counts") != counts[doc]
+                   or "identity" not in documents[doc]}
+        if changed:
+            self.set_keywords("rule", changed, extra={
+                doc: {"identity": pool[doc], "identity_counts": counts[doc]} for doc in changed})
+
+    def set_keywords(self, source: str, by_doc: dict[str, list[str]],
+                     extra: dict[str, dict[str, Any]] | None = None) -> None:
+        """Replace one keyword source (rule | lexicon | llm) for the given documents (and set
+        ``extra`` fields of their records)."""
         merged: dict[str, list[str]] = {}
 
         def change(d: dict[str, Any]) -> None:
@@ -517,6 +554,7 @@ class Collection:
                 record = d["documents"].get(doc_id)
                 if record is not None:
                     record.setdefault("keywords", {})[source] = list(kws)
+                    record.update((extra or {}).get(doc_id, {}))
                     merged[doc_id] = list(self.merge_keywords(record["keywords"]))
 
         self.registry.update(change)
@@ -531,6 +569,11 @@ class Collection:
     def keyword_sources(self, doc_id: str) -> tuple[Keyword, ...]:
         """The document's keywords with where each came from (rule / lexicon / llm)."""
         return keyword_sources(self.meta["documents"].get(doc_id, {}).get("keywords", {}))
+
+    def keyword_rows(self, doc_id: str) -> list[dict[str, Any]]:
+        """The document's keywords, where each came from and why (:func:`keyword_rows`)."""
+        documents = self.meta["documents"]
+        return keyword_rows(documents.get(doc_id, {}), len(documents))
 
     def normalized_keywords(self, doc_id: str) -> frozenset[str]:
         """The document's keywords, normalised once per registry generation (hot path)."""
@@ -652,6 +695,20 @@ class Collection:
         return ([segs[i] for i in order],
                 np.asarray([rows[i] for i in order], dtype=np.float32).reshape(
                     len(order), int(self.meta["dim"])))
+
+
+def keyword_rows(record: Mapping[str, Any], among: int) -> list[dict[str, Any]]:
+    """A registry record's keywords as ``{"keyword", "sources", "why"}`` rows: a rule keyword
+    says how many of the collection's ``among`` documents have it ("in this document only,
+    among 9"); a lexicon or LLM keyword says where it came from."""
+    counts = record.get("identity_counts", {})
+    rows = []
+    for k in keyword_sources(record.get("keywords", {})):
+        why = [Distinct(k.text, counts[k.text], among).why()] if k.text in counts else []
+        why += [{"lexicon": "expert lexicon", "llm": "named by the LLM"}[s]
+                for s in k.sources if s != "rule"]
+        rows.append({"keyword": k.text, "sources": list(k.sources), "why": "; ".join(why)})
+    return rows
 
 
 def keyword_sources(sources: Mapping[str, Sequence[str]]) -> tuple[Keyword, ...]:

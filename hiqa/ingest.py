@@ -286,6 +286,7 @@ def _finalize(col: Collection, preparer: Preparer) -> None:
     from .routes import derived
 
     col.registry.refresh()
+    col.refresh_identity()
     asked = preparer.start_index(col.registry.version_segments(),
                                  col.dir / "derived" / "bm25", col.registry.generation)
     checkpoint("ingest:mid-finalize")
@@ -357,6 +358,7 @@ def _write_one(col: Collection, job: Job, ready: Prepared, progress: Progress, *
     assert doc is not None
     progress("segment", doc_id, 0, 1)
     keywords = col.keyword_sources_for(doc_id, list(ready.rule_keywords))
+    keywords["rule"] = col.distinct_among_registered(doc_id, list(ready.rule_keywords))
     merged = col.merge_keywords(keywords)
     segments = ready.segments
     progress("segment", doc_id, 1, 1)
@@ -405,6 +407,7 @@ def _write_one(col: Collection, job: Job, ready: Prepared, progress: Progress, *
         "format": doc.format, "pages": doc.page_count, "segment_format": SEGMENT_FORMAT,
         "sections": n_sections,
         "segments": len(segments), "keywords": keywords, "warnings": warnings,
+        "identity": list(ready.rule_keywords),
         "markdown": str(md_path), "ingested_at": time.time(),
         "dense_pending": 0 if embed else len(segments),
     }

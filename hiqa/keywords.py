@@ -18,7 +18,7 @@ import io
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,17 +64,43 @@ _YEAR_FIRST = re.compile(
 )
 
 
-def normalize_keyword(text: str) -> str:
-    """Case-folded letters and digits only: ``CA-IS3722HS``, ``ca is3722hs`` give ``cais3722hs``."""
+_PIECE = re.compile(f"[{_CJK}]|[^\\W_{_CJK}]*\\d(?:\\.\\d+)+|[^\\W_{_CJK}]+")
+"""A token: a CJK character, a dotted number (``3.3``, ``v5.30.0``, ``python3.11``: one
+token, never ``3`` and ``3``), or a run of letters and digits (``free.1`` is two)."""
+_VERSION = re.compile(r"v?(\d+(?:\.\d+)+)")
+
+
+def _piece_key(piece: str) -> str:
+    """A token's match form: a version without its ``v`` and its trailing ``.0`` parts beyond
+    the second (``v5.30.0`` is ``5.30``, ``3.0`` stays ``3.0``); other tokens as they are."""
+    version = _VERSION.fullmatch(piece)
+    if not version:
+        return piece
+    parts = version.group(1).split(".")
+    while len(parts) > 2 and parts[-1].strip("0") == "":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _pieces(text: str) -> list[str]:
+    """Case-folded match forms of ``text``'s tokens (:data:`_PIECE`), in order."""
     folded = unicodedata.normalize("NFKC", text).casefold()
-    return "".join(ch for ch in folded if ch.isalnum())
+    return [_piece_key(p) for p in _PIECE.findall(folded)]
+
+
+def normalize_keyword(text: str) -> str:
+    """The match key: case-folded tokens joined, punctuation dropped but the dots of a number.
+
+    ``CA-IS3722HS``, ``ca is3722hs`` and ``CAIS3722HS`` give ``cais3722hs``; ``Python 3.3``
+    gives ``python3.3`` and ``v5.30.0`` gives ``5.30``, so a number keeps its boundaries:
+    ``3.3`` is not a part of ``13.3``, ``3.30`` or ``33``.
+    """
+    return "".join(_pieces(text))
 
 
 def _query_pieces(text: str) -> list[str]:
     """Normalised query tokens; each CJK character is its own token (no spaces to split on)."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    spaced = _CJK_CHAR.sub(lambda m: f" {m.group()} ", folded)
-    return [p for p in re.split(r"[\W_]+", spaced) if p]
+    return _pieces(text)
 
 
 def query_phrases(query: str, max_chars: int = 64) -> frozenset[str]:
@@ -95,7 +121,7 @@ def query_phrases(query: str, max_chars: int = 64) -> frozenset[str]:
     return frozenset(found)
 
 
-_TOKEN = re.compile(f"[{_CJK}]|[^\\W_{_CJK}]+")  # as _query_pieces splits
+_TOKEN = _PIECE  # as _query_pieces splits
 
 
 def without_phrases(query: str, phrases: Iterable[str]) -> str:
@@ -157,7 +183,7 @@ def _is_part_number(token: str, uppercase_only: bool) -> bool:
     """Letters and digits mixed, at least 4 characters, and not a quantity like ``2.5V``."""
     if token.isascii() and (token.isalpha() or token.isdigit()):
         return False  # the common case, a plain word or number, without normalising
-    bare = normalize_keyword(token)
+    bare = normalize_keyword(token).replace(".", "")  # "30.5" is a number, not a part
     if len(bare) < 4 or bare.isdigit() or bare.isalpha():
         return False
     if _QUANTITY.match(token):
@@ -435,3 +461,105 @@ def merge_keywords(
             if name not in tags:
                 tags.append(name)
     return tuple(Keyword(text, key, tuple(tags)) for key, (text, tags) in merged.items())
+
+
+# --- collection-relative identity (issue #29) ----------------------------------------------
+
+_WORD = re.compile(r"[^\W_]*\d(?:\.\d+)+|[^\W_]+")
+_LETTERED = re.compile(
+    r"\b((?:rev(?:ision)?|edition|issue|vol(?:ume)?|release|version)\.?\s+(?:[A-Z]|[IVX]{1,5}))\b",
+    re.IGNORECASE)
+
+
+def identity_candidates(*texts: str) -> list[str]:
+    """Terms of a document's identity texts (its title, file name, top heading) that may tell
+    it apart from the rest of its collection, most specific first.
+
+    Every token with a digit — a version, year, quarter or model (``3.3``, ``v5.30.0``,
+    ``2023``, ``Q3``, ``FY2023``) — with the word before it (``Python 3.3``, ``Q3 2024``,
+    ``Release 15.5``), and alone where it can stand alone (not a bare number of 1–3 digits,
+    which names nothing); lettered revisions and editions (``Rev. C``, ``Volume II``); the
+    title's capitalised words that are no generic words (``Globex``: :func:`_is_name`).  Which
+    of them do tell the document apart is for :func:`distinctive_keywords` to decide, over the
+    collection.
+    """
+    found: list[str] = []
+    for n, text in enumerate(texts):
+        # a man-page name's section, "free(1)", is the man rule's (extract_keywords)
+        words = _WORD.findall(_MAN_NAME.sub(" ", unicodedata.normalize("NFKC", text or "")))
+        for i, word in enumerate(words):
+            if not any(ch.isdigit() for ch in word):
+                if n == 0 and _is_name(word):
+                    found.append(word)
+                continue
+            before = words[i - 1] if i else ""
+            if any(ch.isalpha() for ch in before) and before.casefold() not in _STOP:
+                found.append(f"{before} {word}")
+            found.append(word)
+        found += _LETTERED.findall(text or "")
+    return [k for k in dict.fromkeys(" ".join(k.split()) for k in found) if _acceptable(k)]
+
+
+_STOP = frozenset(["a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the", "to", "with"])
+
+
+def _is_name(word: str) -> bool:
+    """A capitalised title word that is no generic word (``Globex``, ``Initech``); all-capital
+    words (``CREATE``, ``NAME``) are commands and section names far more often than names."""
+    return (len(word) >= 3 and word[0].isupper() and any(ch.islower() for ch in word)
+            and word.casefold() not in GENERIC_WORDS and word.casefold() not in _STOP)
+
+
+def document_candidates(title: str, filename: str, first_page: str,
+                        top_heading: str = "") -> tuple[str, ...]:
+    """Every keyword a document might be told apart by: the rules of :func:`extract_keywords`
+    (man-page names, part numbers, companies, report titles, the file name's words) and the
+    identity terms of its title, file name and top heading (:func:`identity_candidates`)."""
+    stem = Path(filename).name
+    for _ in range(2):
+        if Path(stem).suffix.lower() in _FILE_SUFFIXES:
+            stem = Path(stem).stem
+    rules = extract_keywords(title, filename, first_page)
+    stem = "" if _MAN_STEM.match(stem) else stem  # "free.1": the man rule's
+    terms = identity_candidates(title, top_heading if top_heading != title else "", stem)
+    merged = {normalize_keyword(k): k for k in reversed([*rules, *terms])}
+    return tuple(reversed(merged.values()))[: 2 * MAX_KEYWORDS]
+
+
+@dataclass(frozen=True)
+class Distinct:
+    """A keyword that tells its document apart: ``documents`` of the collection's ``among``
+    have it (1: this document only)."""
+
+    text: str
+    documents: int
+    among: int
+
+    def why(self) -> str:
+        if self.documents == 1:
+            return f"in this document only, among {self.among}"
+        return f"in {self.documents} of {self.among} documents"
+
+
+def distinctive_keywords(candidates: Mapping[str, Sequence[str]]
+                         ) -> dict[str, tuple[Distinct, ...]]:
+    """Each document's candidates that name at most half of its collection (paper A.12's
+    keywords, made relative to the collection).
+
+    A term every release note shares ("Python", "Release notes") names the collection, not a
+    document; a term in at most half of the documents ("3.3", "Acme" in two of nine reports)
+    tells those apart from the rest, and several such terms in one question pick out the one
+    document that has them all (Eq. 2 counts them).  A collection of one document has nothing
+    to tell apart.  Candidates are compared by :func:`normalize_keyword`, so ``v5.30.0`` in
+    one title and ``5.30`` in another are one term.
+    """
+    among = len(candidates)
+    keyed = {doc: {normalize_keyword(k): k for k in reversed(list(words))}
+             for doc, words in candidates.items()}
+    counts = Counter(k for keys in keyed.values() for k in keys)
+    out: dict[str, tuple[Distinct, ...]] = {}
+    for doc, words in candidates.items():
+        keys = {normalize_keyword(k): None for k in words}
+        out[doc] = tuple(Distinct(keyed[doc][k], counts[k], among) for k in keys
+                         if k and among > 1 and 2 * counts[k] <= among)[:MAX_KEYWORDS]
+    return out

@@ -54,8 +54,8 @@ class Job:
 
 @dataclass(frozen=True)
 class Prepared:
-    """A document formatted and segmented, with the title rule's keywords (the ingest merges
-    them with the collection's other sources for the document's head point), or why it could
+    """A document formatted and segmented, with the keywords it might be told apart by
+    (``keywords.document_candidates``: the collection keeps those that do), or why it could
     not be (``error``, the message for the ingest summary)."""
 
     doc: Document | None
@@ -68,7 +68,7 @@ def prepare(job: Job, strategy: str, counter: TermCounter,
             hook: Callable[[Document], Document] | None = None) -> Prepared:
     """Format and segment ``job``'s file; its segments' lexical texts go to ``counter``."""
     from .formats import load_document
-    from .keywords import extract_keywords
+    from .keywords import document_candidates
     from .routes import lexical_text
     from .segment import segment_document
     from .store import version_key
@@ -85,7 +85,8 @@ def prepare(job: Job, strategy: str, counter: TermCounter,
     except HiqaError as exc:
         return Prepared(None, error=exc.reason if isinstance(exc, DocumentError) else str(exc))
     first_page = "\n".join(s.text for s in segments if s.pages and s.pages[0] <= 1)[:4000]
-    rule = extract_keywords(doc.title, Path(job.doc_id).name, first_page)
+    top = next((s.title for s in doc.sections if s.level > 0 and s.kind == "heading"), "")
+    rule = document_candidates(doc.title, Path(job.doc_id).name, first_page, top)
     key = version_key(job.doc_id, job.version)
     counter.add(lexical_text(s, key) for s in segments)
     return Prepared(doc, tuple(segments), tuple(rule))

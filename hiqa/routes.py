@@ -22,7 +22,7 @@ import numpy as np
 from .errors import QueryError
 from .fusion import Candidates, FusionMethod, Ranking, Weights, adaptive_weights, fuse
 from .handles import HANDLES
-from .keywords import query_phrases, without_phrases
+from .keywords import normalize_keyword, query_phrases, without_phrases
 from .lexical import LexicalIndex, LexicalText, Terms, gather_terms
 from .model import Segment
 from .params import check_k, check_weights
@@ -101,6 +101,10 @@ class SearchResult:
     candidates: Candidates
     segments: Mapping[str, Segment]
     timings: dict[str, float] = field(default_factory=dict)
+    named: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """The candidates' documents whose keywords the question holds most of (Eq. 2's m = M >
+    0), each with those keywords as written; one when the question names exactly one
+    document, empty when it names none."""
 
     def rank(self, method: str = DEFAULT_METHOD, alpha: float = DEFAULT_ALPHA,
              beta: float = DEFAULT_BETA, k: int = 10, *, adaptive: bool = False) -> list[Hit]:
@@ -126,6 +130,15 @@ class SearchResult:
     def names_document(self) -> bool:
         """Whether the question holds a keyword of some candidate's document (Eq. 2's M > 0)."""
         return bool(len(self.candidates)) and int(self.candidates.matches.max()) > 0
+
+    @property
+    def named_document(self) -> str | None:
+        """The one document the question names (``named``), or None."""
+        return next(iter(self.named)) if len(self.named) == 1 else None
+
+    def names_of(self, doc_id: str) -> tuple[str, ...]:
+        """The keywords of ``doc_id`` the question holds (empty unless it is in ``named``)."""
+        return self.named.get(doc_id, ())
 
     def scope_hint(self, hits: Sequence[Hit]) -> ScopeHint | None:
         """The documents to offer when the question names none and ``hits`` (the evidence
@@ -308,7 +321,11 @@ def retrieve_vector(col: Collection, query: str, qvec: np.ndarray, *, k: int = R
     cands = Candidates(ids=tuple(ids), dense=dense, dense_content=content, bm25=bm25,
                        matches=matches, query=query, sections=lexical.sections(pos), **unnamed)
     segments = CandidateSegments(ids, lambda wanted: fetch(col, d, wanted))
-    return SearchResult(query=query, candidates=cands, segments=segments, timings=timings)
+    most = max(map(len, named.values()), default=0)
+    chosen = {doc: tuple(k for k in col.doc_keywords(doc) if normalize_keyword(k) in found)
+              for doc, found in sorted(named.items()) if most and len(found) == most}
+    return SearchResult(query=query, candidates=cands, segments=segments, timings=timings,
+                        named=chosen)
 
 
 def _unnamed_scores(col: Collection, lexical: LexicalIndex, query: str, names: frozenset[str],

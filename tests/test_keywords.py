@@ -7,7 +7,10 @@ from hiqa.keywords import (
     MAX_KEYWORDS,
     _is_part_number,
     count_matches,
+    distinctive_keywords,
+    document_candidates,
     extract_keywords,
+    identity_candidates,
     load_lexicon,
     normalize_keyword,
     query_phrases,
@@ -216,3 +219,81 @@ def test_without_phrases_cuts_the_names_and_keeps_the_wording(query: str, keywor
                                                                rest: str) -> None:
     names = {normalize_keyword(k) for k in keywords} & query_phrases(query)
     assert without_phrases(query, names) == rest
+
+
+# --- collection-relative identity (issue #29) ----------------------------------------------
+
+
+def _distinct(titles: dict[str, str]) -> dict[str, list[str]]:
+    pool = {doc: document_candidates(title, doc, "") for doc, title in titles.items()}
+    return {doc: [k.text for k in ks] for doc, ks in distinctive_keywords(pool).items()}
+
+
+def test_versions_in_template_titles_tell_the_releases_apart() -> None:
+    found = _distinct({f"{v}.html": f"What’s New In Python {v}" for v in ("3.3", "3.4", "3.10")})
+    assert found["3.3.html"] == ["Python 3.3", "3.3"]
+    assert found["3.10.html"] == ["Python 3.10", "3.10"]
+    # "Python", "New" and "What's" name the collection, never one document
+    assert not any("python" == normalize_keyword(k) for ks in found.values() for k in ks)
+
+
+def test_a_version_written_with_v_and_trailing_zero_is_named_by_the_short_form() -> None:
+    found = _distinct({f"perl5{m}0delta.html": f"perl5{m}0delta - what is new for perl v5.{m}.0"
+                       for m in ("28", "30", "32")})
+    assert "v5.30.0" in found["perl5300delta.html"]
+    assert count_matches("What changed in perl 5.30?", found["perl5300delta.html"]) == 2
+    assert count_matches("What changed in perl 5.30?", found["perl5280delta.html"]) == 0
+    assert count_matches("in v5.30", found["perl5300delta.html"]) == 1
+
+
+@pytest.mark.parametrize(("titles", "doc", "expected"), [
+    ({"a": "Acme Corp Annual Report 2022", "b": "Acme Corp Annual Report 2023",
+      "c": "Acme Corp Annual Report 2024"}, "b", {"2023", "Report 2023"}),
+    ({"a": "Results Q1 2024", "b": "Results Q2 2024", "c": "Results Q3 2024",
+      "d": "Results Q3 2023"}, "c", {"Q3", "Results Q3", "Q3 2024"}),
+    ({"a": "FY2022 results", "b": "FY2023 results"}, "b", {"FY2023"}),
+    ({"a": "TPS7A47 Datasheet Rev. B", "b": "TPS7A47 Datasheet Rev. C",
+      "c": "TPS7A47 Datasheet Rev. D"}, "b", {"Rev. C"}),
+    ({"a": "Globex Sustainability Report 2023", "b": "Initech Sustainability Report 2023",
+      "c": "Umbrella Sustainability Report 2023"}, "b", {"Initech"}),
+])
+def test_identity_from_versions_years_quarters_revisions_and_names(titles, doc, expected):
+    found = _distinct(titles)
+    assert expected <= set(found[doc]), found[doc]
+    shared = set.intersection(*(set(map(normalize_keyword, ks)) for ks in found.values()))
+    assert not shared, shared  # nothing every document has
+
+
+def test_a_term_most_documents_share_is_no_keyword_and_a_collection_of_one_has_none() -> None:
+    titles = {"a": "Acme 2023", "b": "Acme 2024", "c": "Acme 2025", "d": "Globex 2025"}
+    found = _distinct(titles)
+    assert "Acme" not in found["a"] and found["d"][:1] == ["Globex"]
+    assert "2025" in found["c"] and "2025" in found["d"]  # half of the collection: kept
+    assert count_matches("Acme 2025", found["c"]) > count_matches("Acme 2025", found["d"])
+    assert _distinct({"only.pdf": "What’s New In Python 3.3"}) == {"only.pdf": []}
+
+
+def test_identity_candidates_are_numbers_revisions_and_capitalised_names() -> None:
+    assert identity_candidates("Django 3.0 release notes") == ["Django", "Django 3.0", "3.0"]
+    assert identity_candidates("User Guide") == []
+    assert identity_candidates("free 12") == ["free 12"]  # "12" alone names nothing
+
+
+@pytest.mark.parametrize(("query", "keyword", "expected"), [
+    ("What changed in 3.3?", "3.3", 1),
+    ("What changed in 13.3?", "3.3", 0),
+    ("What changed in 3.30?", "3.3", 0),
+    ("What changed in 3.3.1?", "3.3", 0),
+    ("What changed in 33 modules?", "3.3", 0),
+    ("the 3 3 rule", "3.3", 0),
+    ("What changed in v3.3?", "3.3", 1),
+    ("What changed in 3.3.0?", "3.3", 1),
+    ("release 5.30 notes", "v5.30.0", 1),
+    ("release 5.3 notes", "v5.30.0", 0),
+    ("Python 3.3", "Python 3.3", 1),
+    ("Python 3.30", "Python 3.3", 0),
+    ("Results for Q3 2024", "Q3 2024", 1),
+    ("Results for Q3 2023", "Q3 2024", 0),
+])
+def test_numbers_match_as_whole_tokens(query: str, keyword: str, expected: int) -> None:
+    assert count_matches(query, [keyword]) == expected
