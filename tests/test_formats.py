@@ -236,3 +236,22 @@ def test_decode_refuses_mostly_symbols():
 def test_title_source_is_recorded(tmp_path, text, title, source):
     doc = load_document(write(tmp_path, "plain-notes.md", text))
     assert (doc.title, doc.metadata["title_source"]) == (title, source)
+
+
+@pytest.mark.parametrize(("heading", "text"), [
+    ("[`django.contrib.admin`](../ref/admin/index.html#module-admin \"Django's admin site.\")",
+     "django.contrib.admin"),
+    ("`Model.save()` when providing a default", "Model.save() when providing a default"),
+    ("**Bold** and *emphasis* and <code>code</code>", "Bold and emphasis and code"),
+    ("Changes¶", "Changes"),
+    ("gcloud_alpha_asset_query(1)", "gcloud_alpha_asset_query(1)"),
+    ("Using <tags> and 2*3*4", "Using <tags> and 2*3*4"),
+    ("See [the guide][ref] and ![logo](a.png)", "See the guide and logo"),
+])
+def test_markdown_heading_titles_are_their_text_not_their_markup(heading, text, tmp_path):
+    from hiqa.formats.markdown import heading_text
+
+    assert heading_text(heading) == text
+    doc = tmp_path / "doc.md"
+    doc.write_text(f"# Report\n\n## {heading}\n\nBody text.\n", encoding="utf-8")
+    assert [s.title for s in load_document(doc).sections if s.level == 2] == [text]

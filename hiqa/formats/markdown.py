@@ -71,7 +71,7 @@ def markdown_events(text: str) -> tuple[list[Event], str | None]:
             flush()
             title = (atx.group(2) or "").strip()
             if title:
-                events.append(Heading(len(atx.group(1)), _unescape(title)))
+                events.append(Heading(len(atx.group(1)), heading_text(title)))
             i += 1
             continue
         if (
@@ -97,7 +97,7 @@ def markdown_events(text: str) -> tuple[list[Event], str | None]:
         if setext and para and not _is_list_item(para[-1]):
             title = " ".join(p.strip() for p in para)
             para.clear()
-            events.append(Heading(1 if setext.group(1)[0] == "=" else 2, _unescape(title)))
+            events.append(Heading(1 if setext.group(1)[0] == "=" else 2, heading_text(title)))
             i += 1
             continue
         if not line.strip():
@@ -156,6 +156,31 @@ def _strip_emphasis(term: str) -> str:
 
 def _is_list_item(line: str) -> bool:
     return bool(re.match(r"^\s*([-*+]|\d+[.)])\s", line))
+
+
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]+)\](?:\((?:[^()\s]|\([^()]*\))*(?:\s+\"[^\"]*\")?\)|\[[^\]]*\])")
+_AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^>\s]+)>")
+_CODE = re.compile(r"(`+)(.+?)\1")
+_EMPHASIS = re.compile(r"(?<![\w\\])(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1(?!\w)")
+_INLINE_HTML = re.compile(
+    r"</?(?:a|abbr|b|br|code|em|i|kbd|mark|samp|small|span|strong|sub|sup|tt|u|var)"
+    r"(?:\s[^<>]*)?/?>", re.IGNORECASE)
+
+
+def heading_text(title: str) -> str:
+    """A heading's words, as a reader sees them: links and images by their text
+    (``[`django.contrib.admin`](../ref/admin.html "Admin")`` is ``django.contrib.admin``),
+    code, emphasis and inline HTML marks dropped, a closing permalink mark (¶) too; a path
+    built from headings should not carry URLs.  ``snake_case`` and ``2*3`` stay as written."""
+    title = _IMAGE.sub(r"\1", title)
+    title = _LINK.sub(r"\1", title)
+    title = _AUTOLINK.sub(r"\1", title)
+    title = _CODE.sub(lambda m: m.group(2).strip(), title)
+    title = _INLINE_HTML.sub("", title)
+    for _ in range(2):  # ***both*** is strong inside emphasis
+        title = _EMPHASIS.sub(r"\2", title)
+    return " ".join(_unescape(title).rstrip("¶ ").split())
 
 
 def _unescape(title: str) -> str:
