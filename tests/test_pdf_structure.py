@@ -423,3 +423,37 @@ def test_a_run_in_label_ending_in_a_colon_stays_text(tmp_path: Path) -> None:
     )
     assert [h.title for h in parsed.headings] == ["MAINTENANCE"]
     assert "Warning:" in parsed.markdown
+
+
+def test_headings_set_all_in_a_bold_code_face_are_headings_and_code_stays_text(
+        tmp_path: Path) -> None:
+    # HTML-to-PDF release notes: a module's sub-section is titled by its name in bold monospace
+    # (an h4 holding <code>), a hair smaller than the body; listings and inline code are not bold
+    import pymupdf
+
+    modules = "".join(f"<h4><code>django.contrib.{m}</code></h4><ul><li>The {m} app "
+                      f"gained <code>{m}_helper()</code> and clearer errors.</li></ul>"
+                      for m in ("admin", "auth", "gis"))
+    html = (f"<h1>Release 3.0 notes</h1><p>Welcome to the release.</p><h2>What is new</h2>"
+            f"<h3>Minor features</h3>{modules}<h4>Cache</h4><ul><li>Faster keys.</li></ul>"
+            "<pre><code>python -m pip install acme\nacme --check</code></pre>"
+            "<h2>Removed features</h2><p>Old settings are gone.</p>")
+    css = ("body {font-size: 10pt;} h1 {font-size: 20pt;} h2 {font-size: 15pt;} "
+           "h3 {font-size: 12.5pt;} h4 {font-size: 11pt;} code, pre {font-family: monospace; "
+           "font-size: 0.9em;}")
+    path = tmp_path / "notes.pdf"
+    story = pymupdf.Story(html=html, user_css=css)
+    writer = pymupdf.DocumentWriter(str(path))
+    more = True
+    while more:
+        dev = writer.begin_page(pymupdf.paper_rect("a4"))
+        more, _ = story.place(pymupdf.Rect(54, 54, 540, 788))
+        story.draw(dev)
+        writer.end_page()
+    writer.close()
+    doc = parse_pdf(path, doc_id="notes.pdf")
+    titles = [s.title for s in doc.sections if s.level > 0 and s.kind == "heading"]
+    assert {"django.contrib.admin", "django.contrib.auth", "django.contrib.gis"} <= set(titles)
+    admin = next(s for s in doc.sections if s.title == "django.contrib.admin")
+    assert "Minor features" in doc.path_of(admin)
+    assert not any("pip install" in t or "_helper" in t for t in titles)

@@ -442,7 +442,10 @@ def _heading_title(text: str) -> str:
 
 
 def _styled(ln: Line, body: float) -> bool:
-    if ln.role != BODY or ln.code or not ln.upright:
+    """Set like a heading: larger than the body, or bold at about its size.  Monospace is
+    code, unless bold: a heading that names a module or function is often set all in a bold
+    code face (``django.contrib.admin`` in HTML-to-PDF release notes), a listing seldom."""
+    if ln.role != BODY or (ln.code and not ln.bold) or not ln.upright:
         return False
     return ln.size >= body * _LARGE_RATIO or (ln.bold and ln.size >= body - 0.6)
 
@@ -655,7 +658,7 @@ def _acceptable(c: _Candidate, lines: Sequence[Line]) -> bool:
         and len(words) <= 12
         and not t.endswith(".")
         and ": " not in t
-        and (t[0].isupper() or t[0].isdigit() or bool(_ELEMENT.match(t)))
+        and (t[0].isupper() or t[0].isdigit() or bool(_ELEMENT.match(t)) or first.code)
     )
 
 
