@@ -189,6 +189,12 @@ def show_evidence(turn: dict[str, Any]) -> None:
     st.caption(f"{len(result.candidates)} candidates re-fused with {method}, α = {alpha:.2f}, "
                f"β = {beta:.2f}, top {k}; {moved_count(moves)} moved since the last change. "
                f"Retrieval took {sum(result.timings.values()) * 1000:.0f} ms.")
+    named = result.named_document
+    if named is not None and beta > 0:
+        title = col.documents.get(named, {}).get("title") or named
+        said = ", ".join(f"“{escape_markdown(k)}”" for k in result.names_of(named))
+        st.caption(f"The question names **{escape_markdown(title)}** (by {said}): its segments "
+                   "come first. Set β to 0 to rank every document alike.")
     if names_reorder(result.candidates, beta):
         st.caption(f"The question names a document: its segments are ordered among the places "
                    f"they hold by the whole question and by “"

@@ -64,6 +64,8 @@ from hiqa.evaluate import (
     score_result,
     score_variants,
 )
+from hiqa.fusion import fuse
+from hiqa.routes import prefetch
 from hiqa.settings import Settings
 
 SYSTEMS = ("hiqa", "llamaindex", "bm25")
@@ -99,8 +101,9 @@ def score(rankings: Sequence[Sequence[Unit]], questions: Sequence[Question],
           units_by_doc: dict[str, list[Unit]], n_units: int) -> dict[str, float]:
     """Recall@5 (gold-section hit), MRR, nDCG@10 and Log-Rank (gold sections, and relevant
     units) for one system's rankings."""
-    r5, rr, nd, lr, nd_u, lr_u = [], [], [], [], [], []
+    r5, rr, nd, lr, nd_u, lr_u, wrong = [], [], [], [], [], [], []
     for ranking, q in zip(rankings, questions):
+        wrong.append(bool(ranking) and ranking[0].doc not in {g.doc for g in q.gold})
         n_sections = len(dict.fromkeys(q.gold))
         first: dict[int, int] = {}
         ranks: list[int | None] = []
@@ -125,6 +128,7 @@ def score(rankings: Sequence[Sequence[Unit]], questions: Sequence[Question],
             "ndcg@10": float(np.mean(nd)), "log_rank": float(np.mean(lr)),
             "ndcg@10_units": float(np.mean(nd_u)), "log_rank_units": float(np.mean(lr_u)),
             "recall@5_ci": list(metrics.bootstrap_ci(r5)), "mrr_ci": list(metrics.bootstrap_ci(rr)),
+            "wrong_doc@1": float(np.mean(wrong)),
             "units": n_units, "per_question_rr": rr, "per_question_r5": r5}
 
 
@@ -142,7 +146,7 @@ def run_hiqa(corpus: Path, questions: list[Question], settings: Settings,
         by_doc.setdefault(s.doc_id, []).append(Unit(s.doc_id, s.path))
     n = ev.kb_size("hca", None)
     names = ["hca-dense", "hca-dense-bm25", "full"]
-    rankings: dict[str, list[list[Unit]]] = {v: [] for v in [*names, "adaptive"]}
+    rankings: dict[str, list[list[Unit]]] = {v: [] for v in [*names, "adaptive", "soft"]}
     t0 = time.perf_counter()
     fired = offered = 0
     within_r5: list[float] = []
@@ -153,6 +157,12 @@ def run_hiqa(corpus: Path, questions: list[Question], settings: Settings,
         for v, sc in score_variants(res, q, gj, "hca", names, DEFAULT_METHOD, DEFAULT_ALPHA,
                                     DEFAULT_BETA, n, n_gold).items():
             rankings[v].append([Unit(s.doc_id, s.path) for s, _ in sc.ranking])
+        # Eq. 2's soft bonus alone, without the named documents first (issue #29's measure)
+        soft = fuse(res.candidates, DEFAULT_METHOD, DEFAULT_ALPHA, DEFAULT_BETA,
+                    named_documents_first=False)
+        top = [res.candidates.ids[i] for i in soft.order[:100]]
+        prefetch(res.segments, top)
+        rankings["soft"].append([Unit(res.segments[i].doc_id, res.segments[i].path) for i in top])
         w = res.weights(DEFAULT_ALPHA, DEFAULT_BETA)
         sc = score_result(res, q, gj, DEFAULT_METHOD, w.alpha, w.beta, n, n_gold)
         rankings["adaptive"].append([Unit(s.doc_id, s.path) for s, _ in sc.ranking])
@@ -373,12 +383,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         results["bm25"] = run_bm25(ev.docs, questions)
     print(f"### {args.corpus.name} · {args.questions.name}: {len(questions)} questions, "
           f"{len(ev.files)} documents\n")
-    print("| system | units | Recall@5 | MRR | nDCG@10 | Log-Rank | Recall@5 95% CI |")
-    print("|---|---:|---:|---:|---:|---:|---|")
+    print("| system | units | Recall@5 | MRR | nDCG@10 | Log-Rank | wrong doc @1 | "
+          "Recall@5 95% CI |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
     for name, r in results.items():
         ci = r["recall@5_ci"]
         print(f"| {name} | {r['units']} | {r['recall@5']:.3f} | {r['mrr']:.3f} | "
-              f"{r['ndcg@10']:.3f} | {r['log_rank']:.3f} | [{ci[0]:.3f}, {ci[1]:.3f}] |")
+              f"{r['ndcg@10']:.3f} | {r['log_rank']:.3f} | {r['wrong_doc@1']:.1%} | "
+              f"[{ci[0]:.3f}, {ci[1]:.3f}] |")
     hint = results.get("hiqa", {}).get("scope_hint")
     if hint:
         within = hint["within_gold_document"]

@@ -193,7 +193,7 @@ def build(family: str, pages: list[Path], out: Path, seed: int) -> None:
             qs = _pg_questions(version, secs, rng)
         rows += [(stem, q, s) for q, s in qs]
         shutil.copyfile(page, dirs["html"] / page.name)
-        md = subprocess.run(["pandoc", "-f", "html-native_divs-native_spans", "-t", "gfm-raw_html", "--wrap=none"],
+        md = subprocess.run(["pandoc", "-f", "html-native_divs", "-t", "gfm-raw_html", "--wrap=none"],
                             input=body, capture_output=True, text=True, check=True).stdout
         (dirs["md"] / f"{stem}.md").write_text(md, encoding="utf-8")
         rendered = subprocess.run(["pandoc", "-f", "gfm", "-t", "html5"], input=md,
@@ -215,7 +215,7 @@ def _pdf(body_html: str, path: Path) -> None:
 
     css = ("body {font-family: sans-serif; font-size: 10pt;} h1 {font-size: 20pt;} "
            "h2 {font-size: 15pt;} h3 {font-size: 12.5pt;} h4 {font-size: 11pt;} "
-           "code, pre {font-family: monospace; font-size: 9pt;}")
+           "code, pre {font-family: monospace; font-size: 0.9em;}")
     story = pymupdf.Story(html=body_html, user_css=css)
     writer = pymupdf.DocumentWriter(str(path))
     rect = pymupdf.paper_rect("a4")

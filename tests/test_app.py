@@ -172,6 +172,16 @@ def test_chat_extractive_answer_with_citations_and_live_rerank(app):
     assert "rrf" in texts(at.caption)
 
 
+def test_chat_says_which_document_the_question_names_and_ranks_it_first(app):
+    at = ask(app, "how do I print the newline counts with wc?")
+    caption = texts(at.caption)
+    assert "The question names **wc\\(1\\)** (by “wc”): its segments come first" in caption
+    table = at.table[0].value
+    assert list(table["document"])[:2] == ["wc\\.1\\.md"] * 2  # wc has two segments to show
+    at.slider(key="_w_beta").set_value(0.0).run()  # β 0: no document is preferred
+    assert "The question names" not in texts(at.caption)
+
+
 def test_chat_adaptive_alpha_shows_its_reason(app):
     at = ask(app, "how do I print the newline counts with wc?")
     at.slider(key="_w_alpha").set_value(0.5).run()

@@ -15,6 +15,7 @@ from hiqa.fusion import (
     fuse,
     keyword_bonus,
     minmax,
+    named_first,
     route_ranks,
     zscore,
 )
@@ -95,10 +96,12 @@ def test_cc_by_hand() -> None:
 
 
 def test_raw_by_hand() -> None:
-    ranking = fuse(example(), "raw", alpha=0.5, beta=0.2)
+    ranking = fuse(example(), "raw", alpha=0.5, beta=0.2, named_documents_first=False)
     expected = [0.45 + 0.0 + 0.2, 0.25 + 5.0, 0.35 + 2.5 + 0.2 * LOG2_OVER_LOG3]
     np.testing.assert_allclose(ranking.scores, expected)
     assert ranking.ids() == ["b", "c", "a"]
+    # a matches the question's keywords most (m = M = 2): its document comes first
+    assert fuse(example(), "raw", alpha=0.5, beta=0.2).ids() == ["a", "b", "c"]
 
 
 def test_keyword_bonus() -> None:
@@ -358,17 +361,20 @@ def test_a_named_documents_segments_trade_places_by_the_question_without_its_nam
     # document 2, which the question does not name
     c = _named([0.9, 0.85, 0.8, 0.75, 0.7, 0.5], [0.1, 0.0, 0.2, 0.0, 0.9, 0.0],
                [1, 2, 1, 2, 1, 2], [True, False, True, False, True, False])
-    r = fuse(c, FusionMethod.MINMAX, 1.0, 0.01)
+    r = fuse(c, FusionMethod.MINMAX, 1.0, 0.01, named_documents_first=False)
     # document 1 keeps places 1, 3, 5 and document 2 places 2, 4, 6: only who holds them moves
     # (s4: 0.51 + 1 against s0: 1.01 + 0 and s2: 0.76 + 0.125)
     assert r.ids() == ["s4", "s1", "s0", "s3", "s2", "s5"]
     plain = fuse(replace(c, unnamed_dense=None, unnamed_bm25=None, documents=None),
-                 FusionMethod.MINMAX, 1.0, 0.01)
+                 FusionMethod.MINMAX, 1.0, 0.01, named_documents_first=False)
     assert plain.ids() == ["s0", "s1", "s2", "s3", "s4", "s5"]
+    # and with the named document first, it holds places 1-3 in the same order among itself
+    assert fuse(c, FusionMethod.MINMAX, 1.0, 0.01).ids() == ["s4", "s0", "s2", "s1", "s3", "s5"]
     assert np.array_equal(r.scores, plain.scores)  # scores are the whole question's
     bare = replace(c, unnamed_dense=None, unnamed_bm25=None, documents=None)
     for method in ("zscore", "rrf", "cc", "raw"):
-        ids, before = fuse(c, method, 1.0, 0.01).ids(), fuse(bare, method, 1.0, 0.01).ids()
+        ids, before = (fuse(c, method, 1.0, 0.01, named_documents_first=False).ids(),
+                       fuse(bare, method, 1.0, 0.01, named_documents_first=False).ids())
         places = [i for i, s in enumerate(before) if s in {"s0", "s2", "s4"}]
         assert {ids[i] for i in places} == {"s0", "s2", "s4"}, method  # same places
         assert [s for s in ids if s not in {"s0", "s2", "s4"}] == [
@@ -388,3 +394,25 @@ def test_unnamed_scores_need_their_documents() -> None:
         Candidates(ids=("a",), dense=np.ones(1), dense_content=np.full(1, np.nan),
                    bm25=np.zeros(1), matches=np.ones(1, int), unnamed_dense=np.ones(1),
                    unnamed_bm25=np.zeros(1))
+
+
+def test_the_documents_a_question_names_most_come_first_when_the_keyword_route_is_on():
+    # candidate 2 is of the named document but scores lowest on both routes
+    c = Candidates(ids=("a", "b", "n1", "n2"), dense=[0.9, 0.8, 0.1, 0.2],
+                   dense_content=[np.nan] * 4, bm25=[5.0, 4.0, 0.5, 1.0], matches=[0, 1, 2, 2])
+    assert fuse(c, "minmax", 0.7, 0.2).ids() == ["n2", "n1", "a", "b"]
+    # Eq. 2's bonus alone leaves the better-scoring segments of other documents ahead
+    soft = fuse(c, "minmax", 0.7, 0.2, named_documents_first=False).ids()
+    assert soft.index("a") < soft.index("n2")
+    # β = 0 turns the keyword route off, names included
+    assert fuse(c, "minmax", 0.7, 0.0).ids()[0] == "a"
+    # nothing named: the order is the scores'
+    none = replace(c, matches=np.zeros(4, dtype=np.int64))
+    assert fuse(none, "minmax", 0.7, 0.2).ids() == ["a", "b", "n2", "n1"]
+
+
+def test_named_first_keeps_each_groups_order():
+    order = np.array([3, 0, 2, 1, 4])
+    matches = np.array([1, 0, 1, 0, 1])
+    assert named_first(order, matches).tolist() == [0, 2, 4, 3, 1]
+    assert named_first(order, np.zeros(5)).tolist() == order.tolist()
