@@ -283,7 +283,8 @@ def test_segments_page_tree_details_and_filters(app):
     assert at.selectbox(key="tree_doc").value == "tail.1.md"  # the tree follows the pick
     assert any("--follow" in c.value for c in at.code)  # raw text
     assert any("OPTIONS" in c.value and "--follow" in c.value for c in at.code)  # augmented
-    assert "tail\\(1\\) *(rule)*" in texts(at.markdown)  # document keywords with their source
+    # document keywords with why each names the document in its collection
+    assert "tail\\(1\\) — *in this document only, among 5*" in texts(at.markdown)
     # the document's lead, which the augmented text carries under the path
     assert "**Document lead:** tail \\- output the last part of files" in texts(at.markdown)
     assert any(c.value.startswith("tail(1) > OPTIONS")
