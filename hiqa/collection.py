@@ -522,11 +522,6 @@ class Collection:
         return {doc: list(r.get("identity", r.get("keywords", {}).get("rule", ())))
                 for doc, r in self.registry.documents.items()}
 
-    def distinct_among_registered(self, doc_id: str, candidates: list[str]) -> list[str]:
-        """``candidates`` that tell ``doc_id`` apart from the documents registered now."""
-        pool = {**self.identity_candidates(), doc_id: candidates}
-        return [k.text for k in distinctive_keywords(pool)[doc_id]]
-
     def refresh_identity(self) -> None:
         """Every document's rule keywords made relative to the collection as it stands
         (``keywords.distinctive_keywords``): run when documents are added or removed.  Only the

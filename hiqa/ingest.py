@@ -33,6 +33,7 @@ import numpy as np
 
 from .errors import DocumentError, HiqaError, IngestBusyError, ParameterError, StorageError
 from .faults import checkpoint
+from .keywords import Identities
 from .model import Document
 from .prepare import Job, Prepared, Preparer
 from .registry import StagedFiles, StoredVersions
@@ -228,6 +229,9 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
         replaced: list[tuple[str, str]] = []
         last_commit = time.monotonic()
         staged = StagedFiles()  # the Markdown copies and figures of the pending documents
+        # what tells each document apart, counted over the collection as documents come in
+        # (the final counts are the registry's: Collection.refresh_identity in _finalize)
+        identities = Identities(col.identity_candidates())
         progress("done", "", 0, len(files))
         with Preparer(col.strategy, len(jobs), hook=prepare, lock=lock) as preparer:
             prepared = preparer.run(jobs)
@@ -243,7 +247,8 @@ def ingest(col: Collection, paths: Iterable[str | os.PathLike[str]], *,
                 try:
                     if ready.error:
                         raise DocumentError(str(job.path), ready.error)
-                    record, result = _write_one(col, job, ready, progress, embed=dense == "now",
+                    record, result = _write_one(col, job, ready, progress, identities,
+                                                embed=dense == "now",
                                                 files=staged)
                 except HiqaError as exc:
                     staged.discard(staged_before)
@@ -348,7 +353,8 @@ def _reported(plan: list[Job | IngestResult], progress: Progress) -> Iterator[Jo
         progress("done", job.doc_id, i, len(plan))
 
 
-def _write_one(col: Collection, job: Job, ready: Prepared, progress: Progress, *,
+def _write_one(col: Collection, job: Job, ready: Prepared, progress: Progress,
+               identities: Identities, *,
                embed: bool, files: StagedFiles) -> tuple[dict[str, Any], IngestResult]:
     """Embed and write one prepared document; its Markdown copy and figures are staged in
     ``files`` (published by the commit that registers it)."""
@@ -357,8 +363,8 @@ def _write_one(col: Collection, job: Job, ready: Prepared, progress: Progress, *
     doc_id, version, doc = job.doc_id, job.version, ready.doc
     assert doc is not None
     progress("segment", doc_id, 0, 1)
-    keywords = col.keyword_sources_for(doc_id, list(ready.rule_keywords))
-    keywords["rule"] = col.distinct_among_registered(doc_id, list(ready.rule_keywords))
+    identities.put(doc_id, ready.keyword_candidates)
+    keywords = col.keyword_sources_for(doc_id, [k.text for k in identities.distinct(doc_id)])
     merged = col.merge_keywords(keywords)
     segments = ready.segments
     progress("segment", doc_id, 1, 1)
@@ -407,7 +413,7 @@ def _write_one(col: Collection, job: Job, ready: Prepared, progress: Progress, *
         "format": doc.format, "pages": doc.page_count, "segment_format": SEGMENT_FORMAT,
         "sections": n_sections,
         "segments": len(segments), "keywords": keywords, "warnings": warnings,
-        "identity": list(ready.rule_keywords),
+        "identity": list(ready.keyword_candidates),
         "markdown": str(md_path), "ingested_at": time.time(),
         "dense_pending": 0 if embed else len(segments),
     }

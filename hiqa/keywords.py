@@ -541,6 +541,36 @@ class Distinct:
         return f"in {self.documents} of {self.among} documents"
 
 
+class Identities:
+    """How many of a collection's documents have each keyword candidate, kept up to date as
+    documents are written (an ingest adds them one by one: counting once per document keeps a
+    2,000-document ingest linear)."""
+
+    def __init__(self, candidates: Mapping[str, Sequence[str]] | None = None) -> None:
+        self._words: dict[str, dict[str, str]] = {}
+        self._counts: Counter[str] = Counter()
+        for doc, words in (candidates or {}).items():
+            self.put(doc, words)
+
+    def put(self, doc: str, words: Sequence[str]) -> None:
+        """``doc``'s candidates (replacing any it had)."""
+        self._counts.subtract(self._words.pop(doc, {}).keys())
+        keyed = {normalize_keyword(k): k for k in reversed(list(words))}
+        keyed.pop("", None)
+        self._words[doc] = {k: keyed[k] for k in dict.fromkeys(map(normalize_keyword, words))
+                            if k in keyed}
+        self._counts.update(self._words[doc].keys())
+
+    def distinct(self, doc: str) -> tuple[Distinct, ...]:
+        """``doc``'s candidates that at most half of the documents have, most specific first."""
+        among = len(self._words)
+        if among < 2:
+            return ()
+        return tuple(Distinct(text, self._counts[k], among)
+                     for k, text in self._words.get(doc, {}).items()
+                     if 2 * self._counts[k] <= among)[:MAX_KEYWORDS]
+
+
 def distinctive_keywords(candidates: Mapping[str, Sequence[str]]
                          ) -> dict[str, tuple[Distinct, ...]]:
     """Each document's candidates that name at most half of its collection (paper A.12's
@@ -553,13 +583,5 @@ def distinctive_keywords(candidates: Mapping[str, Sequence[str]]
     to tell apart.  Candidates are compared by :func:`normalize_keyword`, so ``v5.30.0`` in
     one title and ``5.30`` in another are one term.
     """
-    among = len(candidates)
-    keyed = {doc: {normalize_keyword(k): k for k in reversed(list(words))}
-             for doc, words in candidates.items()}
-    counts = Counter(k for keys in keyed.values() for k in keys)
-    out: dict[str, tuple[Distinct, ...]] = {}
-    for doc, words in candidates.items():
-        keys = {normalize_keyword(k): None for k in words}
-        out[doc] = tuple(Distinct(keyed[doc][k], counts[k], among) for k in keys
-                         if k and among > 1 and 2 * counts[k] <= among)[:MAX_KEYWORDS]
-    return out
+    pool = Identities(candidates)
+    return {doc: pool.distinct(doc) for doc in candidates}

@@ -60,7 +60,7 @@ class Prepared:
 
     doc: Document | None
     segments: tuple[Segment, ...] = ()
-    rule_keywords: tuple[str, ...] = ()
+    keyword_candidates: tuple[str, ...] = ()
     error: str = ""
 
 

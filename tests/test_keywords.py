@@ -7,6 +7,7 @@ from hiqa.keywords import (
     MAX_KEYWORDS,
     _is_part_number,
     count_matches,
+    Identities,
     distinctive_keywords,
     document_candidates,
     extract_keywords,
@@ -297,3 +298,16 @@ def test_identity_candidates_are_numbers_revisions_and_capitalised_names() -> No
 ])
 def test_numbers_match_as_whole_tokens(query: str, keyword: str, expected: int) -> None:
     assert count_matches(query, [keyword]) == expected
+
+
+def test_identities_counted_as_documents_come_equal_the_whole_collections() -> None:
+    titles = {f"{v}.md": f"Acme {v} release notes" for v in ("1.0", "1.1", "2.0", "2.0.0")}
+    pool = {doc: document_candidates(title, doc, "") for doc, title in titles.items()}
+    counted = Identities()
+    for doc, words in pool.items():
+        counted.put(doc, words)
+    assert {d: counted.distinct(d) for d in pool} == distinctive_keywords(pool)
+    # "2.0" and "2.0.0" are one version: two of four documents have it, so it still counts
+    assert [k.documents for k in counted.distinct("2.0.md")] == [2, 2]
+    counted.put("2.0.0.md", document_candidates("Acme 3.0 release notes", "3.0.md", ""))
+    assert [k.documents for k in counted.distinct("2.0.md")] == [1, 1]  # replaced, not added
