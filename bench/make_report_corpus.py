@@ -35,6 +35,8 @@ import random
 import re
 import shutil
 import subprocess
+import sys
+import tempfile
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -173,7 +175,8 @@ def _pg_questions(version: str, secs: list[tuple[tuple[str, ...], str]],
     return out
 
 
-def build(family: str, pages: list[Path], out: Path, seed: int) -> None:
+def build(family: str, pages: list[Path], out: Path, seed: int) -> int:
+    """Write the family's three folders; returns the number of questions."""
     rng = random.Random(seed)
     dirs = {fmt: out / f"{family}-{fmt}" for fmt in FORMATS}
     for d in dirs.values():
@@ -199,7 +202,8 @@ def build(family: str, pages: list[Path], out: Path, seed: int) -> None:
         rendered = subprocess.run(["pandoc", "-f", "gfm", "-t", "html5"], input=md,
                                   capture_output=True, text=True, check=True).stdout
         _pdf(rendered, dirs["pdf"] / f"{stem}.pdf")
-        print(f"{family} {stem}: {title!r}, {len(secs)} sections, {len(qs)} questions")
+        print(f"{family} {stem}: {title!r}, {len(secs)} sections, {len(qs)} questions",
+              file=sys.stderr)
     for fmt, d in dirs.items():
         suffix = {"html": ".html", "md": ".md", "pdf": ".pdf"}[fmt]
         with open(d / "questions.jsonl", "w", encoding="utf-8") as f:
@@ -207,7 +211,9 @@ def build(family: str, pages: list[Path], out: Path, seed: int) -> None:
                 f.write(json.dumps({"id": f"{family}-{n}", "question": q,
                                     "gold": [{"doc": stem + suffix, "section": list(sec)}]},
                                    ensure_ascii=False) + "\n")
-    print(f"{family}: {len(pages)} documents, {len(rows)} questions -> {out}/{family}-*")
+    print(f"{family}: {len(pages)} documents, {len(rows)} questions -> {out}/{family}-*",
+          file=sys.stderr)
+    return len(rows)
 
 
 def _pdf(body_html: str, path: Path) -> None:
@@ -231,22 +237,31 @@ def _pdf(body_html: str, path: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("out", type=Path)
+    ap.add_argument("out", type=Path, nargs="?", default=Path("reports"))
     ap.add_argument("--families", default="django,pg15")
     ap.add_argument("--seed", type=int, default=29)
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke run: two documents per family, written to the temporary folder")
     args = ap.parse_args()
     families = {
         "django": sorted(p for p in DJANGO.glob("*.html")
                          if re.fullmatch(r"\d+\.\d+", p.stem)) if DJANGO.is_dir() else [],
         "pg15": sorted(p for p in PG15.glob("release-15-*.html")) if PG15.is_dir() else [],
     }
-    if not shutil.which("pandoc"):
-        raise SystemExit("pandoc not found: apt-get install pandoc")
+    out = Path(tempfile.gettempdir()) / "hiqa-reports-quick" if args.quick else args.out
+    built: list[tuple[str, int, int]] = []
     for family in args.families.split(","):
-        if not families.get(family):
-            print(f"{family}: its Debian package is not installed; skipped")
+        pages = families.get(family, [])[: 2 if args.quick else None]
+        if not pages:
+            print(f"{family}: its Debian package is not installed; skipped", file=sys.stderr)
             continue
-        build(family, families[family], args.out, args.seed)
+        if not shutil.which("pandoc"):
+            raise SystemExit("pandoc not found: apt-get install pandoc")
+        built.append((family, len(pages), build(family, pages, out, args.seed)))
+    print("| family | documents | questions | folders |\n|---|---:|---:|---|")
+    for family, docs, questions in built:
+        print(f"| {family} | {docs} | {questions} | "
+              f"{', '.join(f'{out}/{family}-{fmt}' for fmt in FORMATS)} |")
 
 
 if __name__ == "__main__":
