@@ -478,19 +478,19 @@ def identity_candidates(*texts: str) -> list[str]:
     Every token with a digit — a version, year, quarter or model (``3.3``, ``v5.30.0``,
     ``2023``, ``Q3``, ``FY2023``) — with the word before it (``Python 3.3``, ``Q3 2024``,
     ``Release 15.5``), and alone where it can stand alone (not a bare number of 1–3 digits,
-    which names nothing); lettered revisions and editions (``Rev. C``, ``Volume II``); the
-    title's capitalised words that are no generic words (``Globex``: :func:`_is_name`).  Which
+    which names nothing); lettered revisions and editions (``Rev. C``, ``Volume II``).  Names
+    come from the rules of :func:`extract_keywords` (a company with its suffix, the company
+    before "Annual Report"): a capitalised title word alone is a common word as often as a
+    name ("Evil Login here manual" does not make every question about a login name it).  Which
     of them do tell the document apart is for :func:`distinctive_keywords` to decide, over the
     collection.
     """
     found: list[str] = []
-    for n, text in enumerate(texts):
+    for text in texts:
         # a man-page name's section, "free(1)", is the man rule's (extract_keywords)
         words = _WORD.findall(_MAN_NAME.sub(" ", unicodedata.normalize("NFKC", text or "")))
         for i, word in enumerate(words):
             if not any(ch.isdigit() for ch in word):
-                if n == 0 and _is_name(word):
-                    found.append(word)
                 continue
             before = words[i - 1] if i else ""
             if any(ch.isalpha() for ch in before) and before.casefold() not in _STOP:
@@ -502,12 +502,6 @@ def identity_candidates(*texts: str) -> list[str]:
 
 _STOP = frozenset(["a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the", "to", "with"])
 
-
-def _is_name(word: str) -> bool:
-    """A capitalised title word that is no generic word (``Globex``, ``Initech``); all-capital
-    words (``CREATE``, ``NAME``) are commands and section names far more often than names."""
-    return (len(word) >= 3 and word[0].isupper() and any(ch.islower() for ch in word)
-            and word.casefold() not in GENERIC_WORDS and word.casefold() not in _STOP)
 
 
 def document_candidates(title: str, filename: str, first_page: str,

@@ -242,7 +242,7 @@ def test_title_source_is_recorded(tmp_path, text, title, source):
     ("[`django.contrib.admin`](../ref/admin/index.html#module-admin \"Django's admin site.\")",
      "django.contrib.admin"),
     ("`Model.save()` when providing a default", "Model.save() when providing a default"),
-    ("**Bold** and *emphasis* and <code>code</code>", "Bold and emphasis and code"),
+    ("**Bold** and *emphasis* and <b>tags</b>", "Bold and emphasis and <b>tags</b>"),
     ("Changes¶", "Changes"),
     ("gcloud_alpha_asset_query(1)", "gcloud_alpha_asset_query(1)"),
     ("Using <tags> and 2*3*4", "Using <tags> and 2*3*4"),
