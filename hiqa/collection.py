@@ -527,12 +527,12 @@ class Collection:
         (``keywords.distinctive_keywords``): run when documents are added or removed.  Only the
         registry and the changed documents' payloads are written; nothing is re-embedded."""
         pool = self.identity_candidates()
-        found = distinctive_keywords(pool)
+        counts = {doc: {k.text: k.documents for k in ks}
+                  for doc, ks in distinctive_keywords(pool).items()}
         documents = self.registry.documents
-        counts = {doc: {k.text: k.documents for k in ks} for doc, ks in found.items()}
-        changed = {doc: [k.text for k in ks] for doc, ks in found.items()
-                   if documents[doc].get("keywords", {}).get("rule") != [k.text for k in ks]
-                   or documents[doc].get("identity_counts") != counts[doc]
+        changed = {doc: list(found) for doc, found in counts.items()
+                   if documents[doc].get("keywords", {}).get("rule") != list(found)
+                   or documents[doc].get("identity_counts") != found
                    or "identity" not in documents[doc]}
         if changed:
             self.set_keywords("rule", changed, extra={

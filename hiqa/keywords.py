@@ -82,7 +82,8 @@ def _piece_key(piece: str) -> str:
 
 
 def _pieces(text: str) -> list[str]:
-    """Case-folded match forms of ``text``'s tokens (:data:`_PIECE`), in order."""
+    """Case-folded match forms of ``text``'s tokens (:data:`_PIECE`), in order: a keyword's
+    and a question's alike; each CJK character is its own token (no spaces to split on)."""
     folded = unicodedata.normalize("NFKC", text).casefold()
     return [_piece_key(p) for p in _PIECE.findall(folded)]
 
@@ -97,18 +98,13 @@ def normalize_keyword(text: str) -> str:
     return "".join(_pieces(text))
 
 
-def _query_pieces(text: str) -> list[str]:
-    """Normalised query tokens; each CJK character is its own token (no spaces to split on)."""
-    return _pieces(text)
-
-
 def query_phrases(query: str, max_chars: int = 64) -> frozenset[str]:
     """Every run of consecutive normalised query tokens, joined (up to ``max_chars``).
 
     A keyword is "in the query" when its normalised form is one of these; computing them once
     per query lets the retriever score m for every candidate document by a set intersection.
     """
-    pieces = _query_pieces(query)
+    pieces = _pieces(query)
     found: set[str] = set()
     for start in range(len(pieces)):
         joined = ""
@@ -118,9 +114,6 @@ def query_phrases(query: str, max_chars: int = 64) -> frozenset[str]:
                 break
             found.add(joined)
     return frozenset(found)
-
-
-_TOKEN = _PIECE  # as _query_pieces splits
 
 
 def without_phrases(query: str, phrases: Iterable[str]) -> str:
@@ -135,7 +128,7 @@ def without_phrases(query: str, phrases: Iterable[str]) -> str:
     if not wanted:
         return query
     longest = max(map(len, wanted))
-    tokens = [(m.start(), m.end(), normalize_keyword(m.group())) for m in _TOKEN.finditer(query)]
+    tokens = [(m.start(), m.end(), normalize_keyword(m.group())) for m in _PIECE.finditer(query)]
     cuts: list[tuple[int, int]] = []
     i = 0
     while i < len(tokens):
@@ -219,11 +212,17 @@ def _man_names(text: str) -> list[str]:
     return found
 
 
-def _file_keywords(filename: str) -> list[str]:
+def _stem(filename: str) -> str:
+    """The file name without its document suffixes (``notes.md.gz`` is ``notes``)."""
     stem = Path(filename).name
     for _ in range(2):
         if Path(stem).suffix.lower() in _FILE_SUFFIXES:
             stem = Path(stem).stem
+    return stem
+
+
+def _file_keywords(filename: str) -> list[str]:
+    stem = _stem(filename)
     man = _MAN_STEM.match(stem)
     if man:
         return [f"{man.group(1)}({man.group(2)})", man.group(1)]
@@ -465,6 +464,7 @@ def merge_keywords(
 # --- collection-relative identity (issue #29) ----------------------------------------------
 
 _WORD = re.compile(r"[^\W_]*\d(?:\.\d+)+|[^\W_]+")
+_STOP = frozenset("a an and as at by for from in into of on or the to with".split())  # noqa: SIM905
 _LETTERED = re.compile(
     r"\b((?:rev(?:ision)?|edition|issue|vol(?:ume)?|release|version)\.?\s+(?:[A-Z]|[IVX]{1,5}))\b",
     re.IGNORECASE)
@@ -499,24 +499,26 @@ def identity_candidates(*texts: str) -> list[str]:
     return [k for k in dict.fromkeys(" ".join(k.split()) for k in found) if _acceptable(k)]
 
 
-_STOP = frozenset(["a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the", "to", "with"])
-
-
-
 def document_candidates(title: str, filename: str, first_page: str,
                         top_heading: str = "") -> tuple[str, ...]:
     """Every keyword a document might be told apart by: the rules of :func:`extract_keywords`
     (man-page names, part numbers, companies, report titles, the file name's words) and the
     identity terms of its title, file name and top heading (:func:`identity_candidates`)."""
-    stem = Path(filename).name
-    for _ in range(2):
-        if Path(stem).suffix.lower() in _FILE_SUFFIXES:
-            stem = Path(stem).stem
-    rules = extract_keywords(title, filename, first_page)
+    stem = _stem(filename)
     stem = "" if _MAN_STEM.match(stem) else stem  # "free.1": the man rule's
     terms = identity_candidates(title, top_heading if top_heading != title else "", stem)
-    merged = {normalize_keyword(k): k for k in reversed([*rules, *terms])}
-    return tuple(reversed(merged.values()))[: 2 * MAX_KEYWORDS]
+    return tuple(_first_spellings([*extract_keywords(title, filename, first_page), *terms])
+                 .values())[: 2 * MAX_KEYWORDS]
+
+
+def _first_spellings(words: Iterable[str]) -> dict[str, str]:
+    """Match key -> the first spelling of it, in order of first appearance (no empty key)."""
+    out: dict[str, str] = {}
+    for word in words:
+        key = normalize_keyword(word)
+        if key:
+            out.setdefault(key, word)
+    return out
 
 
 @dataclass(frozen=True)
@@ -548,10 +550,7 @@ class Identities:
     def put(self, doc: str, words: Sequence[str]) -> None:
         """``doc``'s candidates (replacing any it had)."""
         self._counts.subtract(self._words.pop(doc, {}).keys())
-        keyed = {normalize_keyword(k): k for k in reversed(list(words))}
-        keyed.pop("", None)
-        self._words[doc] = {k: keyed[k] for k in dict.fromkeys(map(normalize_keyword, words))
-                            if k in keyed}
+        self._words[doc] = _first_spellings(words)
         self._counts.update(self._words[doc].keys())
 
     def distinct(self, doc: str) -> tuple[Distinct, ...]:

@@ -86,10 +86,10 @@ def prepare(job: Job, strategy: str, counter: TermCounter,
         return Prepared(None, error=exc.reason if isinstance(exc, DocumentError) else str(exc))
     first_page = "\n".join(s.text for s in segments if s.pages and s.pages[0] <= 1)[:4000]
     top = next((s.title for s in doc.sections if s.level > 0 and s.kind == "heading"), "")
-    rule = document_candidates(doc.title, Path(job.doc_id).name, first_page, top)
+    candidates = document_candidates(doc.title, Path(job.doc_id).name, first_page, top)
     key = version_key(job.doc_id, job.version)
     counter.add(lexical_text(s, key) for s in segments)
-    return Prepared(doc, tuple(segments), tuple(rule))
+    return Prepared(doc, tuple(segments), candidates)
 
 
 class Preparer:

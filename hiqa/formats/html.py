@@ -24,8 +24,9 @@ _BLOCK_TAGS = {
 }
 _SKIP_TAGS = {"script", "style", "nav", "noscript", "template", "svg"}
 _VOID = {"br", "hr", "img", "meta", "link", "input", "col", "area", "base", "wbr", "source"}
-_NAV_CLASS = re.compile(r"\bnav(header|footer|bar)?\b|\bbreadcrumbs?\b|\bskip-?link\b|\bsphinxsidebar\b|\btoc\b",
-                        re.IGNORECASE)
+_NAV_CLASS = re.compile(
+    r"\bnav(header|footer|bar)?\b|\bbreadcrumbs?\b|\bskip-?link\b|\bsphinxsidebar\b|\btoc\b",
+    re.IGNORECASE)
 _CHROME_ROLE = frozenset({"navigation", "search", "banner", "contentinfo"})
 _CHROME_ID = frozenset({"sidebar", "searchbox"})
 _PERMALINK_CLASS = re.compile(r"\b(headerlink|anchor-?link|permalink|hash-?link)\b", re.IGNORECASE)
