@@ -65,6 +65,7 @@ from .pdf_tables import (
     extract_tables,
     looks_ruled,
 )
+from .pdf_toc import find_toc
 from .pdf_title import choose_pdf_title, running_title
 
 _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
@@ -122,9 +123,13 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
     body = body_size(lines)
     running = running_title(scan.margin_pieces)
     mark_furniture(lines, scan.page_heights, body, running)
+    toc = find_toc(lines, scan.page_starts)
     if outline:
         headings = _place_outline(outline, lines, scan.page_starts, body)
         meta["headings_from"] = "outline"
+    elif toc.usable:
+        headings = _place_outline(toc.outline(), lines, scan.page_starts, body, True)
+        meta["headings_from"] = "toc"
     else:
         headings = detect_headings(lines, body, scan.page_widths)
         meta["headings_from"] = "layout"
@@ -358,13 +363,15 @@ def _place_outline(
     lines: Sequence[Line],
     page_starts: Sequence[int],
     body: float,
+    confirmed_only: bool = False,
 ) -> list[FoundHeading]:
     """Locate each outline entry on its page, in outline order.
 
     Titles, levels and pages are the outline's own.  The anchor (where the body is split) is
     the first line at or after the previous entry's anchor that reads like the title (larger
     or bold lines preferred); without one, the top of the page.  Anchors never go backwards,
-    so the sections keep the outline's order.
+    so the sections keep the outline's order.  ``confirmed_only`` (a printed TOC, which may
+    also list figures and tables): an entry whose title is not on its page (±1) is left out.
     """
     n_pages = len(page_starts) - 1
     found: list[FoundHeading] = []
@@ -375,15 +382,19 @@ def _place_outline(
         if not 1 <= page <= n_pages:
             found.append(FoundHeading(cursor, level, title, prev_page))
             continue
+        lo, hi = (page - 1, min(page + 1, n_pages)) if confirmed_only else (page, page)
         match = _find_title(
-            title, lines, max(cursor, page_starts[page - 1]), page_starts[page], body
+            title, lines, max(cursor, page_starts[max(lo, 1) - 1]), page_starts[hi], body
         )
+        if match is None and confirmed_only:
+            continue
         if match is None:
             anchor = max(cursor, page_starts[page - 1])
         else:
             anchor, last = match
             for i in range(anchor, last + 1):
                 lines[i].role = HEADING
+        page = lines[anchor].page if match is not None else page
         found.append(FoundHeading(anchor, level, title, page))
         cursor = anchor
         prev_page = page

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 # Line roles: what a line became once the document-wide passes ran.
-BODY, FURNITURE, HEADING, TABLE, CAPTION = range(5)
+BODY, FURNITURE, HEADING, TABLE, CAPTION, NAV = range(6)  # NAV: a TOC or index page's line
 
 MAX_LEVEL = 6
 _LARGE_RATIO = 1.08  # a heading font is at least 8 % larger than the body font
@@ -95,6 +95,7 @@ class Line:
     rest_x: float = 0.0  # where the text after that piece starts
     head: int = 0  # length of the leading piece set apart by a gap, whatever its font, or 0
     head_gap: float = 0.0  # width of that gap
+    tail_gap: float = 0.0  # gap before the last piece when that piece is a short word or number
 
     @property
     def height(self) -> float:
@@ -135,6 +136,7 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
             plain_letters = letters = all_plain = all_letters = 0
             lead: bool | None = None  # is the first non-blank span bold or monospace?
             tag_text, gap_x, gap = "", None, 0.0  # spans before a tab-like gap: a term on its row
+            tail_gap = 0.0
             prev_x1 = None
             for s in spans:
                 t = s.get("text", "")
@@ -147,6 +149,7 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                 sx0, sx1 = s["bbox"][0], s["bbox"][2]
                 if gap_x is None and prev_x1 is not None and sx0 - prev_x1 >= _TAB_GAP * size:
                     gap_x, gap = sx0, sx0 - prev_x1
+                tail_gap = sx0 - prev_x1 if prev_x1 is not None and len(t.strip()) <= 7 else 0.0
                 prev_x1 = sx1
                 if gap_x is None:
                     tag_text += t
@@ -188,6 +191,9 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                 prev[13][2] += all_letters
                 if prev[12] is None:
                     prev[12], prev[14], prev[15] = x0, prev[4], x0 - prev[2]
+                if len(spans) == 1 and len(text.strip()) <= 7:
+                    tail_gap = x0 - prev[2]
+                prev[16] = tail_gap
                 prev[2] = max(prev[2], x1)
                 prev[1], prev[3] = min(prev[1], y0), max(prev[3], y1)
                 prev[4] = prev[4].rstrip() + " " + text.lstrip()
@@ -200,7 +206,7 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                 acc.append(
                     [x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright]
                     + [(tag_text or text) if tagish else "", gap_x, whole]
-                    + [tag_text if gap_x is not None else None, gap]
+                    + [tag_text if gap_x is not None else None, gap, tail_gap]
                 )
         for row in acc:
             x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright = row[:11]
@@ -231,6 +237,7 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                     rest_x=x1 if row[12] is None else row[12],
                     head=len(head) if head and clean.startswith(head) else 0,
                     head_gap=row[15],
+                    tail_gap=row[16],
                 )
             )
     return out

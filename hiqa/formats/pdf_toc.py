@@ -1,0 +1,321 @@
+"""The printed table of contents of a PDF: found, read, and kept out of the text.
+
+Many PDFs lose their outline on the way to the reader (printed and scanned back, "save as PDF"
+without bookmarks, a copy from a producer that never wrote one), but keep the table of contents
+printed on their first pages.  That page is the author's own statement of the heading tree:
+every entry is a heading, its indentation is its level and its page number says where it is.
+This module reads it from the page geometry alone, whoever made the file:
+
+- **rows** are assembled per page from the lines' positions (a TOC's page numbers are often
+  separate pieces, written before or after their titles);
+- a **TOC row** ends in a page reference: a number after dot leaders, or a number set apart at
+  the right; a title wrapped over two rows is joined;
+- a **navigation page** has mostly such rows; its lines become ``NAV`` and produce no segment
+  (an analyst must not be shown a TOC line as evidence).  Back-of-book index pages are
+  navigation pages too, told apart from a TOC by their page numbers, which do not ascend;
+- the **levels** are the entries' indentation steps, unless the numbering ("2.3.1") says
+  otherwise for most numbered entries;
+- the **page offset** between printed numbers and PDF pages is voted by the entries whose title
+  appears as a line of the body; an entry is then placed on its page by the caller
+  (``pdf._place_outline``, the same code that places a real outline).
+
+A table of contents is used only when the body confirms it: enough of its entries are found
+on the pages they point to.  Otherwise the headings come from the layout alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any
+
+from .pdf_layout import BODY, NAV, Line, norm_title, numbering_depth, strip_numbering
+
+_LEADERS = re.compile(r"[ .\u00b7\u2024\u2027_\u2026]+$")  # dot leaders and the spaces in them
+_NUM = re.compile(r"(?<![\w.,:;/-])(?P<num>\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
+_MIN_ROWS = 3  # a navigation page has at least this many page-reference rows
+_NAV_SHARE = 0.5  # ... and they are at least half of its rows
+_ASCENDING = 0.75  # a TOC's page numbers ascend between most neighbours; an index's titles do
+_FOUND_SHARE = 0.5  # a TOC is used when at least half its entries are found in the body
+_APART = 2.0  # em: a page number without leaders is set at least this far from its title
+_EDGE_TOL = 2.0  # points: page numbers of one TOC page end at one right edge
+_INDENT_TOL = 3.0  # points: entries whose indents differ by less are on one level
+
+
+@dataclass(slots=True)
+class TocEntry:
+    title: str
+    number: int  # printed page number (arabic), or the roman numeral's value
+    roman: bool
+    x0: float
+    size: float
+    bold: bool
+    run: int = 0  # which TOC (consecutive TOC pages): a PDF may bind several books
+    page: int = 0  # the PDF page it points to, once the offset is known
+    level: int = 1
+
+
+@dataclass
+class Toc:
+    entries: list[TocEntry] = field(default_factory=list)  # in printed order, placed
+    toc_pages: list[int] = field(default_factory=list)
+    index_pages: list[int] = field(default_factory=list)
+    offset: int | None = None
+    found: int = 0  # entries whose title was found on their page
+
+    @property
+    def usable(self) -> bool:
+        return bool(self.entries) and self.found >= max(3, _FOUND_SHARE * len(self.entries))
+
+    def outline(self) -> list[tuple[int, str, int]]:
+        return [(e.level, e.title, e.page) for e in self.entries if e.page]
+
+
+@dataclass(slots=True)
+class _Row:
+    idx: list[int]  # line indices, left to right
+    x0: float
+    x1: float
+    y0: float
+    y1: float
+    text: str
+    size: float
+    bold: bool
+    ref: tuple[str, str] | None = None  # (title, page number) of a page-reference row
+
+
+def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
+    """Find the printed TOC and index pages; mark their lines ``NAV``; read the TOC and set
+    each entry's level and PDF page (``Toc.outline()``; the caller places them)."""
+    toc = Toc()
+    raw: list[tuple[int, list[_Row]]] = []
+    last_toc: tuple[int, int] | None = None  # (page, last page number) of the latest TOC page
+    for p in range(len(page_starts) - 1):
+        page_no = p + 1
+        rows = _rows(lines, page_starts[p], page_starts[p + 1])
+        refs = [r for r in rows if r.ref]
+        if len(refs) >= _MIN_ROWS:
+            _aligned_references(rows, refs)
+            refs = [r for r in rows if r.ref]
+        follows = last_toc is not None and last_toc[0] == page_no - 1
+        nav = len(refs) >= _MIN_ROWS and len(refs) >= _NAV_SHARE * len(rows)
+        if not nav and follows and refs:
+            rows = _leading_references(rows)  # the TOC's last entries, then the body
+            refs = [r for r in rows if r.ref]
+        elif not nav:
+            continue
+        if not refs:
+            continue
+        for r in rows:
+            for i in r.idx:
+                lines[i].role = NAV
+        nums = [_value(r.ref[1])[0] for r in refs]
+        titles = [norm_title(strip_numbering(r.ref[0])) for r in refs]
+        rising = _ascending(nums) >= _ASCENDING
+        # an index's titles ascend; a TOC's do not, unless it lists members in alphabetical
+        # order (API references) -- then it continues the TOC page before it
+        continues = follows and rising and last_toc is not None and nums[0] >= last_toc[1]
+        if rising and (_ascending(titles) < _ASCENDING or continues):
+            toc.toc_pages.append(page_no)
+            raw.append((page_no, rows))
+            last_toc = (page_no, nums[-1])
+        else:
+            toc.index_pages.append(page_no)
+    entries = _entries(raw)
+    if not entries:
+        return toc
+    _assign_levels(entries)
+    _place(entries, lines, page_starts, toc)
+    toc.entries = entries
+    return toc
+
+
+def _leading_references(rows: Sequence[_Row]) -> list[_Row]:
+    """The rows from the top of a page that still belong to the TOC ended on the page before:
+    page-reference rows and the rows their titles wrap from, up to the first other row."""
+    out: list[_Row] = []
+    for k, r in enumerate(rows):
+        if r.ref is None and not (k + 1 < len(rows) and rows[k + 1].ref is not None):
+            break
+        out.append(r)
+    while out and out[-1].ref is None:
+        out.pop()
+    return out
+
+
+def _ascending(values: Sequence[Any]) -> float:
+    """Share of neighbours in ascending order: a TOC's page numbers ascend, an index's titles."""
+    return sum(b >= a for a, b in pairwise(values)) / max(1, len(values) - 1)
+
+
+def _rows(lines: Sequence[Line], start: int, stop: int) -> list[_Row]:
+    """The page's lines grouped into visual rows (overlapping vertically), top to bottom."""
+    idx = [i for i in range(start, stop) if lines[i].role == BODY]
+    idx.sort(key=lambda i: (lines[i].y0 + lines[i].y1) / 2)
+    groups: list[list[int]] = []
+    for i in idx:
+        ln = lines[i]
+        if groups:
+            g = groups[-1]
+            top = min(lines[j].y0 for j in g)
+            bottom = max(lines[j].y1 for j in g)
+            overlap = min(bottom, ln.y1) - max(top, ln.y0)
+            if overlap >= 0.5 * min(ln.height, bottom - top):
+                g.append(i)
+                continue
+        groups.append([i])
+    rows = []
+    for g in groups:
+        g.sort(key=lambda i: lines[i].x0)
+        parts = [lines[i] for i in g]
+        text = " ".join(p.text for p in parts)
+        chars = sum(len(p.text) for p in parts) or 1
+        size = sum(p.size * len(p.text) for p in parts) / chars
+        bold = sum(len(p.text) for p in parts if p.bold) >= 0.6 * chars
+        row = _Row(g, parts[0].x0, parts[-1].x1, min(p.y0 for p in parts),
+                   max(p.y1 for p in parts), text, size, bold)
+        row.ref = _reference(text, parts)
+        rows.append(row)
+    return rows
+
+
+def _aligned_references(rows: Sequence[_Row], refs: Sequence[_Row]) -> None:
+    """On a page with page-reference rows, a row ending in a number at their right edge is one
+    too, leaders or not (LaTeX sets chapter entries without leaders, and a title and its number
+    in one piece when they share a font)."""
+    edge = sorted(r.x1 for r in refs)[len(refs) // 2]
+    for r in rows:
+        if r.ref is None and abs(r.x1 - edge) <= _EDGE_TOL and (m := _NUM.search(r.text)):
+            title = r.text[: m.start()].strip()
+            if title and not title[-1].isdigit():
+                r.ref = (_LEADERS.sub("", title).strip() or title, m.group("num"))
+
+
+def _reference(text: str, parts: Sequence[Line]) -> tuple[str, str] | None:
+    """(title, page number) when the row ends in a page reference: a number after dot
+    leaders, or a number that is its own piece, set well apart to the right of the title."""
+    m = _NUM.search(text)
+    if m is None:
+        return None
+    before = text[: m.start()]
+    title = _LEADERS.sub("", before).strip()
+    if not title:
+        return None
+    tail = before[len(title):]
+    leaders = sum(tail.count(c) for c in ".\u00b7\u2024\u2027_") >= 3 or "\u2026" in tail
+    last = parts[-1]
+    if len(parts) >= 2 and last.text.strip() == m.group("num"):
+        gap = last.x0 - parts[-2].x1
+    else:
+        gap = last.tail_gap if last.text.endswith(m.group("num")) else 0.0
+    apart = gap >= _APART * last.size
+    return (title, m.group("num")) if leaders or apart else None
+
+
+def _value(num: str) -> tuple[int, bool]:
+    if num.isdigit():
+        return int(num), False
+    total, prev = 0, 0
+    for ch in reversed(num.lower()):
+        v = _ROMAN_VALUES[ch]
+        total = total - v if v < prev else total + v
+        prev = max(prev, v)
+    return total, True
+
+
+def _entries(pages: Sequence[tuple[int, list[_Row]]]) -> list[TocEntry]:
+    """TOC entries in printed order; a title wrapped onto the next row is joined, and an
+    entry printed twice (a chapter's own mini-TOC) is kept once."""
+    out: list[TocEntry] = []
+    seen: set[tuple[str, int]] = set()
+    run, prev_page = 0, None
+    for page_no, rows in pages:
+        if prev_page is not None and page_no - prev_page > 2:
+            run += 1
+        prev_page = page_no
+        pending: _Row | None = None
+        for r in rows:
+            if r.ref is None:
+                # a wrapped title's first row: close above the row that ends it
+                pending = r if len(r.text) > 3 else None
+                continue
+            title = r.ref[0]
+            x0, size, bold = r.x0, r.size, r.bold
+            if pending is not None and r.y0 - pending.y1 < 0.6 * r.size and r.x0 >= pending.x0 - 1:
+                title = f"{_LEADERS.sub('', pending.text).strip()} {title}"
+                x0, size, bold = pending.x0, pending.size, pending.bold
+            pending = None
+            if not norm_title(strip_numbering(title)):
+                continue
+            number, roman = _value(r.ref[1])
+            key = (norm_title(title), number)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(TocEntry(title, number, roman, x0, size, bold, run))
+    return out
+
+
+def _assign_levels(entries: list[TocEntry]) -> None:
+    """Level = the rank of the entry's indent among the TOC's indents; when the numbering
+    disagrees with the indents for most numbered entries, the numbering decides."""
+    indents: list[float] = []
+    for x in sorted(e.x0 for e in entries):
+        if not indents or x - indents[-1] > _INDENT_TOL:
+            indents.append(x)
+    for e in entries:
+        e.level = 1 + max(k for k, x in enumerate(indents) if e.x0 >= x - _INDENT_TOL)
+    depths = [(e, numbering_depth(e.title)) for e in entries]
+    numbered = [(e, d) for e, d in depths if d is not None]
+    if len(numbered) < 0.5 * len(entries):
+        return
+    shift = Counter(e.level - d for e, d in numbered).most_common(1)[0][0]
+    agree = sum(e.level - d == shift for e, d in numbered)
+    if agree >= 0.8 * len(numbered):
+        return
+    for e, d in numbered:
+        e.level = d
+
+
+def _place(entries: list[TocEntry], lines: Sequence[Line], page_starts: Sequence[int],
+           toc: Toc) -> None:
+    """Vote the page offset (per numbering style) from entries found in the body, then set
+    each entry's PDF page and count those found on it."""
+    n_pages = len(page_starts) - 1
+    where: dict[str, list[int]] = defaultdict(list)  # title key -> pages holding it as a line
+    for p in range(n_pages):
+        for i in range(page_starts[p], page_starts[p + 1]):
+            ln = lines[i]
+            if ln.role == BODY:
+                for k in _keys(ln.text):
+                    where[k].append(p + 1)
+    offsets: dict[tuple[int, bool], Counter[int]] = defaultdict(Counter)
+    for e in entries:
+        pages = {pg for k in _keys(e.title) for pg in where.get(k, ())}
+        for pg in pages:
+            offsets[e.run, e.roman][pg - e.number] += 1
+            offsets[-1, e.roman][pg - e.number] += 1
+    for e in entries:
+        votes = offsets.get((e.run, e.roman)) or offsets.get((-1, e.roman))
+        if not votes:
+            continue
+        off = votes.most_common(1)[0][0]
+        page = e.number + off
+        if not 1 <= page <= n_pages:
+            continue
+        e.page = page
+        keys = _keys(e.title)
+        if any(pg in range(page - 1, page + 2) for k in keys for pg in where.get(k, ())):
+            toc.found += 1
+    arabic = offsets.get((-1, False))
+    toc.offset = arabic.most_common(1)[0][0] if arabic else None
+
+
+def _keys(text: str) -> set[str]:
+    t = norm_title(text)
+    s = norm_title(strip_numbering(text))
+    return {k for k in (t, s) if len(k) >= 3}
