@@ -45,6 +45,7 @@ from .pdf_figures import (
     page_figures,
 )
 from .pdf_layout import (
+    deeper_headings,
     BODY,
     HEADING,
     FoundHeading,
@@ -128,7 +129,8 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
         headings = _place_outline(outline, lines, scan.page_starts, body)
         meta["headings_from"] = "outline"
     elif toc.usable:
-        headings = _place_outline(toc.outline(), lines, scan.page_starts, body, True)
+        placed = _place_outline(toc.outline(), lines, scan.page_starts, body, True)
+        headings = deeper_headings(placed, lines, body, scan.page_widths)
         meta["headings_from"] = "toc"
     else:
         headings = detect_headings(lines, body, scan.page_widths)

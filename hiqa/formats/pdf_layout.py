@@ -421,16 +421,58 @@ def detect_headings(
     lines: Sequence[Line], body: float, page_widths: Sequence[float] = ()
 ) -> list[FoundHeading]:
     """Headings of a document without an outline; marks their lines as ``HEADING``."""
-    cands = [c for c in _candidates(lines, body) if _acceptable(c, lines)]
-    cands = _drop_term_tags(cands, lines)
-    cands = _add_plain_numbered(cands, lines, body)
-    cands = _drop_repeated_labels(cands)
-    cands = _keep_cover_title_only(cands, lines)
-    if page_widths:
-        cands = _title_blocks(cands, lines, page_widths)
-    levels = _levels(cands)
+    return _found(lines, _layout_candidates(lines, body, page_widths))
+
+
+def deeper_headings(
+    placed: Sequence[FoundHeading], lines: Sequence[Line], body: float,
+    page_widths: Sequence[float] = (),
+) -> list[FoundHeading]:
+    """``placed`` (headings from a printed TOC, their lines marked) with the headings the
+    layout finds below the TOC's depth: a TOC often lists chapters and sections only.
+
+    A layout heading is kept when its numbering is deeper than the TOC's deepest numbering and
+    continues a TOC heading's number ("3.1.2" under the TOC's "3.1"); its level follows the
+    numbering.  Unnumbered layout headings are not added: measured on the development PDFs,
+    below a TOC they are terms, captions and signatures far more often than headings.
+    """
+    if not placed:
+        return list(placed)
+    by_depth: dict[int, Counter[int]] = defaultdict(Counter)
+    for h in placed:
+        d = numbering_depth(h.title)
+        if d is not None:
+            by_depth[d][h.level] += 1
+    max_depth = max(by_depth, default=None)
+    numbers = {_number_key(h.title) for h in placed if numbering_depth(h.title)}
+    extra: list[tuple[_Candidate, int]] = []
+    if max_depth is None:
+        return list(placed)
+    level_of_max = _dominant(by_depth[max_depth])
+    for c, _ in _layout_candidates(lines, body, page_widths):
+        if c.depth is None or c.depth <= max_depth:
+            continue
+        key = _number_key(c.title)
+        parent = key.rsplit(".", 1)[0]
+        if parent in numbers or any(k in numbers for k in _ancestors(key)):
+            numbers.add(key)
+            extra.append((c, level_of_max + c.depth - max_depth))
+    return sorted([*placed, *_found(lines, extra)], key=lambda h: h.anchor)
+
+
+def _ancestors(key: str) -> list[str]:
+    parts = key.split(".")
+    return [".".join(parts[:k]) for k in range(len(parts) - 1, 0, -1)]
+
+
+def _prominence(ln: Line) -> tuple[float, bool, bool]:
+    """How prominently a line is set: size, then weight, then not monospace."""
+    return _bucket(ln.size), ln.bold, not ln.mono
+
+
+def _found(lines: Sequence[Line], cands: Sequence[tuple[_Candidate, int]]) -> list[FoundHeading]:
     found = []
-    for c, level in zip(cands, levels, strict=True):
+    for c, level in cands:
         for i in range(c.first, c.last + 1):
             lines[i].role = HEADING
         found.append(
@@ -439,6 +481,20 @@ def detect_headings(
             )
         )
     return found
+
+
+def _layout_candidates(
+    lines: Sequence[Line], body: float, page_widths: Sequence[float] = ()
+) -> list[tuple[_Candidate, int]]:
+    """Heading candidates from the layout with their levels; no line is marked."""
+    cands = [c for c in _candidates(lines, body) if _acceptable(c, lines)]
+    cands = _drop_term_tags(cands, lines)
+    cands = _add_plain_numbered(cands, lines, body)
+    cands = _drop_repeated_labels(cands)
+    cands = _keep_cover_title_only(cands, lines)
+    if page_widths:
+        cands = _title_blocks(cands, lines, page_widths)
+    return list(zip(cands, _levels(cands), strict=True))
 
 
 def _heading_title(text: str) -> str:
@@ -452,8 +508,10 @@ def _styled(ln: Line, body: float) -> bool:
     """Set like a heading: larger than the body, or bold at about its size.  Monospace is
     code, unless bold: a heading that names a module or function is often set all in a bold
     code face (``django.contrib.admin`` in HTML-to-PDF release notes), a listing seldom."""
-    if ln.role != BODY or (ln.code and not ln.bold) or not ln.upright:
+    if ln.role != BODY or not ln.upright:
         return False
+    if ln.code and not ln.bold:  # code, unless a larger numbered line ("3.4.1 mp_run(MP mp)")
+        return ln.size >= body * _LARGE_RATIO and bool(_DOTTED.match(ln.text))
     return ln.size >= body * _LARGE_RATIO or (ln.bold and ln.size >= body - 0.6)
 
 

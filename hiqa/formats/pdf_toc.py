@@ -35,7 +35,7 @@ from typing import Any
 from .pdf_layout import BODY, NAV, Line, norm_title, numbering_depth, strip_numbering
 
 _LEADERS = re.compile(r"[ .\u00b7\u2024\u2027_\u2026]+$")  # dot leaders and the spaces in them
-_NUM = re.compile(r"(?<![\w.,:;/-])(?P<num>\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)
+_NUM = re.compile(r"(?<![\w,:;/-])(?<!\w\.)(?P<num>\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 _MIN_ROWS = 3  # a navigation page has at least this many page-reference rows
 _NAV_SHARE = 0.5  # ... and they are at least half of its rows
