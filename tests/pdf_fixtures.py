@@ -416,6 +416,50 @@ def toc_pdf(folder: Path) -> Path:
     return _save(doc, folder / "toc.pdf")
 
 
+def printed_toc_pdf(folder: Path) -> Path:
+    """A report whose fonts do not tell its levels apart: a cover, a printed table of contents
+    (levels only by indentation, printed page numbers that start at 1 on the first chapter
+    page, i.e. PDF page 3), every heading bold at body size, page numbers in the footers, and
+    a back-of-book index (alphabetical terms with page numbers)."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    w.page_hooks.append(
+        lambda page, n: n > 2 and page.insert_text(
+            (WIDTH / 2, HEIGHT - 40), str(n - 2), fontsize=9, fontname="helv"))
+    cover = w.new_page()
+    cover.insert_text((LEFT, 300), "Pump Station Annual Review", fontsize=24, fontname="hebo")
+    toc = w.new_page()
+    toc.insert_text((LEFT, 100), "Contents", fontsize=BODY_SIZE, fontname="hebo")
+    chapters = [("Overview", ["Scope of the review", "Sites visited"]),
+                ("Maintenance", ["Valve replacements", "Sensor calibration"]),
+                ("Outlook", ["Budget for next year"])]
+    y = 130
+    for k, (chapter, sections) in enumerate(chapters):
+        for indent, title in [(0, chapter), *((18, s) for s in sections)]:
+            page = str(k + 1)
+            toc.insert_text((LEFT + indent, y), title, fontsize=BODY_SIZE, fontname="helv")
+            width = pymupdf.get_text_length(page, fontname="helv", fontsize=BODY_SIZE)
+            toc.insert_text((WIDTH - LEFT - width, y), page, fontsize=BODY_SIZE, fontname="helv")
+            start, stop = LEFT + indent + 140, WIDTH - LEFT - width - 8
+            dots = ". " * int((stop - start) / pymupdf.get_text_length(". ", "helv", BODY_SIZE))
+            toc.insert_text((start, y), dots, fontsize=BODY_SIZE, fontname="helv")
+            y += 16
+    for chapter, sections in chapters:
+        w.new_page()
+        w.paragraph(chapter, font="hebo")
+        w.paragraph(LOREM)
+        for section in sections:
+            w.paragraph(section, font="hebo")
+            w.paragraph(LOREM)
+    index = w.new_page()
+    index.insert_text((LEFT, 100), "Index", fontsize=BODY_SIZE, fontname="hebo")
+    for k, (term, page) in enumerate([("budget", 3), ("calibration", 2), ("gaskets", 2),
+                                      ("sensors", 2), ("sites", 1), ("valves", 2)]):
+        index.insert_text((LEFT, 130 + 16 * k), f"{term} " + ". " * 30 + f" {page}",
+                          fontsize=BODY_SIZE, fontname="helv")
+    return _save(doc, folder / "printed-toc.pdf")
+
+
 def book_pdf(folder: Path) -> Path:
     """A set of two books, each with a centred title page and chapters numbered from 1, the
     chapters set in the same font as the book titles (DocBook set -> FOP)."""

@@ -121,15 +121,38 @@ def test_running_title_needs_most_pages_and_skips_page_numbers() -> None:
 # --- structure -----------------------------------------------------------------------------------
 
 
-def test_contents_page_lines_are_not_headings(tmp_path: Path) -> None:
+def test_contents_page_lines_are_not_headings_nor_text(tmp_path: Path) -> None:
     doc = _parse(fx.toc_pdf(tmp_path))
+    assert doc.metadata["headings_from"] == "toc"
     assert [(h.level, h.title, h.page) for h in doc.headings] == [
-        (1, "Contents", 1),
         (1, "1 Scope", 2),
         (2, "1.1 Terms", 2),
         (1, "2 Operation", 3),
         (2, "2.1 Start-up", 3),
     ]
+    assert ". . ." not in doc.markdown and "Contents" not in doc.markdown
+
+
+def test_printed_toc_gives_levels_fonts_cannot_and_its_pages_give_no_text(tmp_path: Path) -> None:
+    """Every heading is bold body text, so only the TOC's indentation tells chapters from
+    sections; its printed numbers start at 1 on PDF page 3; the index lists terms."""
+    doc = _parse(fx.printed_toc_pdf(tmp_path))
+    assert doc.metadata["headings_from"] == "toc"
+    assert doc.title == "Pump Station Annual Review"
+    assert [(h.level, h.title, h.page) for h in doc.headings] == [
+        (1, "Overview", 3), (2, "Scope of the review", 3), (2, "Sites visited", 3),
+        (1, "Maintenance", 4), (2, "Valve replacements", 4), (2, "Sensor calibration", 4),
+        (1, "Outlook", 5), (2, "Budget for next year", 5),
+    ]
+    # neither the contents page nor the index page is text of any section
+    assert "Contents" not in doc.markdown and "gaskets" not in doc.markdown
+    assert all(". . ." not in s.body and "\u2026" not in s.body for s in doc.sections)
+    assert {p for s in doc.sections for p in s.pages} == {1, 3, 4, 5}
+
+
+def test_without_a_toc_the_layout_decides(tmp_path: Path) -> None:
+    doc = _parse(fx.numbered_pdf(tmp_path))
+    assert doc.metadata["headings_from"] == "layout"
 
 
 def test_title_pages_are_parts_and_each_book_numbers_from_one(tmp_path: Path) -> None:

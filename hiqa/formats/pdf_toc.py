@@ -35,6 +35,7 @@ from typing import Any
 from .pdf_layout import BODY, NAV, Line, norm_title, numbering_depth, strip_numbering
 
 _LEADERS = re.compile(r"[ .\u00b7\u2024\u2027_\u2026]+$")  # dot leaders and the spaces in them
+_ONLY_LEADERS = re.compile(r"^[ .\u00b7\u2024\u2027_\u2026]{3,}$")
 _NUM = re.compile(r"(?<![\w,:;/-])(?<!\w\.)(?P<num>\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 _MIN_ROWS = 3  # a navigation page has at least this many page-reference rows
@@ -172,13 +173,17 @@ def _rows(lines: Sequence[Line], start: int, stop: int) -> list[_Row]:
     for g in groups:
         g.sort(key=lambda i: lines[i].x0)
         parts = [lines[i] for i in g]
-        text = " ".join(p.text for p in parts)
+        # leaders written as a piece of their own (their place in the text is not reliable:
+        # the title and its number may come as one piece that spans them)
+        words = [p for p in parts if not _ONLY_LEADERS.match(p.text)] or parts
+        leaders = len(words) < len(parts)
+        text = " ".join(p.text for p in words)
         chars = sum(len(p.text) for p in parts) or 1
         size = sum(p.size * len(p.text) for p in parts) / chars
         bold = sum(len(p.text) for p in parts if p.bold) >= 0.6 * chars
         row = _Row(g, parts[0].x0, parts[-1].x1, min(p.y0 for p in parts),
                    max(p.y1 for p in parts), text, size, bold)
-        row.ref = _reference(text, parts)
+        row.ref = _reference(text, words, leaders)
         rows.append(row)
     return rows
 
@@ -195,7 +200,7 @@ def _aligned_references(rows: Sequence[_Row], refs: Sequence[_Row]) -> None:
                 r.ref = (_LEADERS.sub("", title).strip() or title, m.group("num"))
 
 
-def _reference(text: str, parts: Sequence[Line]) -> tuple[str, str] | None:
+def _reference(text: str, parts: Sequence[Line], leaders: bool) -> tuple[str, str] | None:
     """(title, page number) when the row ends in a page reference: a number after dot
     leaders, or a number that is its own piece, set well apart to the right of the title."""
     m = _NUM.search(text)
@@ -206,7 +211,7 @@ def _reference(text: str, parts: Sequence[Line]) -> tuple[str, str] | None:
     if not title:
         return None
     tail = before[len(title):]
-    leaders = sum(tail.count(c) for c in ".\u00b7\u2024\u2027_") >= 3 or "\u2026" in tail
+    leaders = leaders or sum(tail.count(c) for c in ".\u00b7\u2024\u2027_") >= 3 or "\u2026" in tail
     last = parts[-1]
     if len(parts) >= 2 and last.text.strip() == m.group("num"):
         gap = last.x0 - parts[-2].x1
