@@ -80,11 +80,11 @@ def looks_ruled(page: Any) -> bool:
             elif kind == "re":
                 x0, y0, x1, y1 = item[1]
                 w, h = abs(x1 - x0), abs(y1 - y0)
-                if h < 2 and w > 4:
+                if h < 4 and w > 4:  # a rule drawn as a thin filled bar
                     horizontal += 1
-                elif w < 2 and h > 4:
+                elif w < 4 and h > 4:
                     vertical += 1
-                    xs.add(round(x0))
+                    xs.add(round((x0 + x1) / 2))
                 else:
                     horizontal += 2
                     vertical += 2
@@ -95,9 +95,16 @@ def looks_ruled(page: Any) -> bool:
     return (
         horizontal >= _MIN_RULES
         and vertical >= _MIN_RULES
-        and len(xs) >= 3
+        and _positions(xs) >= 3
         and other <= _MAX_OTHER_SHAPES * rules
     )
+
+
+def _positions(xs: set[int], tol: int = 4) -> int:
+    """Distinct positions among ``xs``, those closer than ``tol`` points counted once."""
+    ordered = sorted(xs)
+    return sum(1 for a, b in zip([None, *ordered], ordered, strict=False)
+               if a is None or b - a > tol)
 
 
 def aligned_regions(page_dict: dict[str, Any]) -> list[tuple[float, float, float, float]]:
