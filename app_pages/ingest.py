@@ -256,7 +256,9 @@ else:
                 st.session_state["ingest_message"] = f"Re-read {len(older)} documents."
                 st.rerun()
     st.dataframe([{"document": d, "title": m.get("title", ""), "pages": m.get("pages", 0),
-                   "sections": m.get("sections", 0), "segments": m.get("segments", 0),
+                   "sections": m.get("sections", 0),
+                   "structure": (m.get("structure") or {}).get("summary", ""),
+                   "segments": m.get("segments", 0),
                    "dense pending": m.get("dense_pending", 0),
                    "warnings": "; ".join(m.get("warnings", []))} for d, m in sorted(docs.items())],
                  hide_index=True)

@@ -107,7 +107,8 @@ def ingest_rows(results: Iterable[Any]) -> list[dict[str, Any]]:
     return [
         {
             "document": r.doc_id, "status": r.status, "pages": r.pages,
-            "sections": r.sections, "segments": r.segments, "time (s)": round(r.seconds, 2),
+            "sections": r.sections, "structure": r.structure, "segments": r.segments,
+            "time (s)": round(r.seconds, 2),
             "warnings": "; ".join(r.warnings), "reason": r.error,
         }
         for r in results

@@ -12,6 +12,7 @@ Handler = Callable[[argparse.Namespace], int]
 
 def _cmd_structure(args: argparse.Namespace) -> int:
     from .formats import load_document
+    from .formats.fidelity import fidelity
 
     doc = load_document(args.file)
     for w in doc.warnings:
@@ -23,14 +24,29 @@ def _cmd_structure(args: argparse.Namespace) -> int:
         if args.terms:
             row["kind"] = h.kind
         heads.append(row)
+    report = fidelity(doc) if args.report else None
     if args.json:
-        json.dump(heads, sys.stdout, ensure_ascii=False, indent=1 if args.pretty else None)
+        out: object = heads if report is None else {"report": report.as_dict(), "headings": heads}
+        json.dump(out, sys.stdout, ensure_ascii=False, indent=1 if args.pretty else None)
         print()
-    else:
-        print(f"{doc.title}  ({doc.format}, {doc.page_count} page(s), {len(heads)} headings)")
-        for head in heads:
-            mark = "· " if head.get("kind") == "term" else ""
-            print(f"{'  ' * int(str(head['level']))}{mark}{head['title']}  [p. {head['page']}]")
+        return 0
+    print(f"{doc.title}  ({doc.format}, {doc.page_count} page(s), {len(heads)} headings)")
+    for head in heads:
+        mark = "· " if head.get("kind") == "term" else ""
+        print(f"{'  ' * int(str(head['level']))}{mark}{head['title']}  [p. {head['page']}]")
+    if report is not None:
+        print("\nFidelity")
+        print(f"  headings:  {report.summary}")
+        print(f"  numbered:  {report.numbered} of {report.headings}")
+        if report.toc_pages:
+            print(f"  table of contents: pages {report.toc_pages} ({report.toc_entries} entries, "
+                  f"{report.toc_found} found in the text), no segments made of them")
+        if report.index_pages:
+            print(f"  index:     pages {report.index_pages}, no segments made of them")
+        for w in report.warnings:
+            print(f"  warning:   {w}")
+        if not report.warnings:
+            print("  warnings:  none")
     return 0
 
 
@@ -111,6 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pretty", action="store_true", help="indent the JSON")
     p.add_argument("--terms", action="store_true",
                    help='include definition terms (options, error codes …), marked "kind": "term"')
+    p.add_argument("--report", action="store_true",
+                   help="add the fidelity report: evidence used, headings per level, table of "
+                        'contents and index pages set aside, warnings (JSON: {"report", "headings"})')
     p.set_defaults(func=_cmd_structure)
 
     p = sub.add_parser("segments", help="print the segments HCA makes of a file")

@@ -33,6 +33,7 @@ import numpy as np
 
 from .errors import DocumentError, HiqaError, IngestBusyError, ParameterError, StorageError
 from .faults import checkpoint
+from .formats.fidelity import fidelity
 from .keywords import Identities
 from .model import Document
 from .prepare import Job, Prepared, Preparer
@@ -70,6 +71,7 @@ class IngestResult:
     seconds: float = 0.0
     warnings: tuple[str, ...] = ()
     error: str = ""
+    structure: str = ""  # the fidelity report's summary line (``formats.fidelity``)
 
 
 # ---------------------------------------------------------------------- files
@@ -407,11 +409,13 @@ def _write_one(col: Collection, job: Job, ready: Prepared, progress: Progress,
     warnings = [*doc.warnings, *save_figures(
         doc, lambda name, png: files.write(figure_dir / Path(name).name, png))]
     n_sections = sum(1 for s in doc.sections if s.level > 0)
+    report = fidelity(doc)
+    warnings += [w for w in report.warnings if w not in warnings]
     record = {
         "title": doc.title, "title_source": doc.metadata.get("title_source", ""),
         "source": str(job.path), "hash": version, "file_hash": job.file_hash,
         "format": doc.format, "pages": doc.page_count, "segment_format": SEGMENT_FORMAT,
-        "sections": n_sections,
+        "sections": n_sections, "structure": report.as_dict(),
         "segments": len(segments), "keywords": keywords, "warnings": warnings,
         "identity": list(ready.keyword_candidates),
         "markdown": str(md_path), "ingested_at": time.time(),
@@ -422,7 +426,7 @@ def _write_one(col: Collection, job: Job, ready: Prepared, progress: Progress,
     checkpoint("ingest:after-markdown")
     result = IngestResult(doc_id, "added", title=doc.title, pages=doc.page_count,
                           sections=n_sections, segments=len(segments),
-                          warnings=tuple(warnings))
+                          warnings=tuple(warnings), structure=report.summary)
     return record, result
 
 

@@ -9,6 +9,7 @@ import shutil
 import sys
 from pathlib import Path
 
+import pdf_fixtures as fx
 import pytest
 import streamlit as st
 from index_fixtures import DOCS, data_and_corpus, unseen_documents
@@ -356,6 +357,22 @@ def test_ingest_upload_new_collection_then_manage(app, data_dir):
     by_label(at.button, "Delete collection").click().run()
     assert not at.exception
     assert "uploads1" not in list_collections(Settings(data_dir=data_dir))
+
+
+def test_ingest_shows_each_documents_structure_fidelity(app, tmp_path):
+    """Issue #30: the Ingest page says where each document's heading tree came from."""
+    pdf = fx.printed_toc_pdf(tmp_path)
+    at = app.switch_page("app_pages/ingest.py").run()
+    by_label(at.radio, "Into").set_value("new")
+    by_label(at.text_input, "New collection name").set_value("reports")
+    at.file_uploader[0].upload("review.pdf", pdf.read_bytes())
+    by_label(at.button, "Ingest").click().run()
+    assert not at.exception, at.exception
+    summary = "8 headings (L1 3 · L2 5) from the printed table of contents"
+    results = at.dataframe[0].value
+    assert list(results["structure"]) == [summary]
+    documents = next(d.value for d in at.dataframe if "dense pending" in d.value.columns)
+    assert list(documents["structure"]) == [summary]
 
 
 def test_ingest_duplicate_is_a_skip_and_manage_follows_the_target(app, data_dir):

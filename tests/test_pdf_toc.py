@@ -1,16 +1,21 @@
-"""The printed table of contents of a real PDF (issue #30): groff's own ``pdfmark`` manual
+"""The printed table of contents (issue #30) and the fidelity report.  A real PDF: groff's own ``pdfmark`` manual
 (groff -ms via gropdf, installed with Debian's ``groff``, which ``scripts/test.sh`` installs),
 its outline removed as a "save as PDF" without bookmarks would.  The TOC page gives the heading
 tree and is no text of the document: a search for a section's title finds the section."""
 from __future__ import annotations
 
 import gzip
+import json
 from pathlib import Path
 
+import pdf_fixtures as fx
 import pymupdf
 import pytest
 
+from hiqa.cli import main
 from hiqa.collection import Collection
+from hiqa.formats import load_document
+from hiqa.formats.fidelity import fidelity
 from hiqa.formats.pdf import parse_pdf
 
 PDFMARK = Path("/usr/share/doc/groff-base/pdf/pdfmark.pdf.gz")
@@ -60,3 +65,62 @@ def test_a_search_for_a_section_title_returns_the_section_not_its_toc_line(
     assert "2.4. Creating a Document Outline" in [h.segment.path[-1] for h in hits[:3]]
     assert all("2.4. Creating a Document Outline" in h.segment.path for h in hits[:3])
     assert all(2 not in h.segment.pages for h in hits)
+
+
+# --- the fidelity report ---------------------------------------------------------------------
+
+
+def test_structure_report_names_the_evidence_and_the_pages_set_aside(tmp_path: Path,
+                                                                     capsys) -> None:
+    pdf = fx.printed_toc_pdf(tmp_path)
+    assert main(["structure", str(pdf), "--report"]) == 0
+    out = capsys.readouterr().out
+    assert "8 headings (L1 3 · L2 5) from the printed table of contents" in out
+    assert "table of contents: pages 2 (8 entries, 8 found in the text)" in out
+    assert "index:     pages 6" in out and "warnings:  none" in out
+    assert main(["structure", str(pdf), "--report", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["report"]["evidence"] == "toc" and data["report"]["per_level"] == {"1": 3, "2": 5}
+    assert [h["title"] for h in data["headings"]][:2] == ["Overview", "Scope of the review"]
+
+
+@pytest.mark.parametrize("case", ["flat", "dense", "toc unused", "no headings", "sound"])
+def test_structure_report_warns_when_the_tree_looks_wrong(tmp_path: Path, case: str) -> None:
+    if case in ("flat", "dense", "sound"):
+        lines = 1 if case == "dense" else 4
+        sections = "".join(
+            f"{'##' if case == 'flat' or k % 5 else '#'} Part {k}\n\n"
+            + "\n".join(f"Line {j} of part {k}." for j in range(lines)) + "\n\n"
+            for k in range(60))
+        path = tmp_path / "doc.md"
+        path.write_text(sections, encoding="utf-8")
+    elif case == "toc unused":
+        path = fx.toc_pdf(tmp_path)
+        doc = pymupdf.open(path)  # the TOC lists titles the pages do not print
+        for k, page in enumerate(doc.pages(1)):
+            for block in page.get_text("blocks"):
+                page.add_redact_annot(pymupdf.Rect(block[:4]))
+            page.apply_redactions()
+            page.insert_text((72, 100), f"Chapter page {k}", fontsize=10)
+        path = tmp_path / "renamed.pdf"
+        doc.save(path)
+    else:
+        path = fx.unnumbered_pdf(tmp_path)
+        doc = pymupdf.open(path)
+        for page in doc:
+            text = page.get_text()
+            for block in page.get_text("blocks"):
+                page.add_redact_annot(pymupdf.Rect(block[:4]))
+            page.apply_redactions()
+            page.insert_text((72, 100), " ".join(text.split()[-12:]), fontsize=10)
+        path = tmp_path / "plain.pdf"
+        doc.save(path)
+    warnings = " | ".join(fidelity(load_document(path)).warnings)
+    expected = {"flat": "all 60 headings are on one level",
+                "dense": "60 headings for 60 lines of text",
+                "toc unused": "a printed table of contents was found (pages 1) but only 0 of its 4",
+                "no headings": "no headings found", "sound": None}[case]
+    if expected is None:
+        assert warnings == ""
+    else:
+        assert expected in warnings

@@ -45,12 +45,12 @@ from .pdf_figures import (
     page_figures,
 )
 from .pdf_layout import (
-    deeper_headings,
     BODY,
     HEADING,
     FoundHeading,
     Line,
     body_size,
+    deeper_headings,
     detect_headings,
     find_terms,
     margin_pieces,
@@ -66,8 +66,8 @@ from .pdf_tables import (
     extract_tables,
     looks_ruled,
 )
-from .pdf_toc import find_toc
 from .pdf_title import choose_pdf_title, running_title
+from .pdf_toc import find_toc, page_ranges
 
 _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 _OCR_DPI = 300
@@ -125,6 +125,8 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
     running = running_title(scan.margin_pieces)
     mark_furniture(lines, scan.page_heights, body, running)
     toc = find_toc(lines, scan.page_starts)
+    meta.update({"toc_pages": page_ranges(toc.toc_pages), "index_pages": page_ranges(toc.index_pages),
+                 "toc_entries": str(len(toc.entries)), "toc_found": str(toc.found)})
     if outline:
         headings = _place_outline(outline, lines, scan.page_starts, body)
         meta["headings_from"] = "outline"

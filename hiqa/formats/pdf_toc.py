@@ -114,8 +114,9 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
         for r in rows:
             for i in r.idx:
                 lines[i].role = NAV
-        nums = [_value(r.ref[1])[0] for r in refs]
-        titles = [norm_title(strip_numbering(r.ref[0])) for r in refs]
+        pairs = [r.ref for r in refs if r.ref is not None]
+        nums = [_value(num)[0] for _, num in pairs]
+        titles = [norm_title(strip_numbering(title)) for title, _ in pairs]
         rising = _ascending(nums) >= _ASCENDING
         # an index's titles ascend; a TOC's do not, unless it lists members in alphabetical
         # order (API references) -- then it continues the TOC page before it
@@ -133,6 +134,17 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
     _place(entries, lines, page_starts, toc)
     toc.entries = entries
     return toc
+
+
+def page_ranges(pages: Sequence[int]) -> str:
+    """``[3, 4, 5, 9]`` as ``"3-5, 9"``."""
+    out: list[str] = []
+    for p in sorted(pages):
+        if out and p == int(out[-1].rsplit("-", 1)[-1]) + 1:
+            out[-1] = f"{out[-1].split('-')[0]}-{p}"
+        else:
+            out.append(str(p))
+    return ", ".join(out)
 
 
 def _leading_references(rows: Sequence[_Row]) -> list[_Row]:

@@ -1,0 +1,80 @@
+"""How far to trust a document's heading tree: the fidelity report (``hiqa structure FILE
+--report``, and per document on the Ingest page and in the registry).
+
+HCA is only as good as the tree it is given, and a user cannot see a PDF's tree go wrong
+until answers do.  The report says which evidence the tree came from (the PDF's outline, its
+printed table of contents, its font styles and numbering, or the source's markup), how many
+headings sit at each level, which pages were set aside as a table of contents or an index
+(they give no segments), and warns when the tree looks wrong.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass
+
+from ..model import Document
+from .pdf_layout import numbering_depth
+
+EVIDENCE = {
+    "outline": "the PDF's outline (bookmarks)",
+    "toc": "the printed table of contents",
+    "layout": "font styles and numbering",
+    "markup": "the source's markup",
+}
+_FLAT = 50  # this many headings on one level, none below: a flat tree is suspect
+_DENSE_LINES = 3  # a heading for fewer body lines than this, on average, is suspect
+_DENSE_MIN = 20
+
+
+@dataclass(frozen=True)
+class Fidelity:
+    evidence: str  # a key of EVIDENCE
+    headings: int
+    per_level: dict[int, int]
+    numbered: int  # headings with a section number ("2.3.1", "Chapter 4")
+    toc_pages: str  # "3-5": pages set aside as a table of contents
+    index_pages: str
+    toc_entries: int
+    toc_found: int
+    warnings: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        d = asdict(self)
+        d["per_level"] = {str(k): v for k, v in self.per_level.items()}
+        d["warnings"] = list(self.warnings)
+        d["summary"] = self.summary
+        return d
+
+    @property
+    def summary(self) -> str:
+        """One line: "42 headings (L1 6 · L2 36) from the printed table of contents"."""
+        levels = " · ".join(f"L{k} {v}" for k, v in sorted(self.per_level.items()))
+        text = f"{self.headings} headings" + (f" ({levels})" if levels else "")
+        return f"{text} from {EVIDENCE[self.evidence]}"
+
+
+def fidelity(doc: Document) -> Fidelity:
+    meta = doc.metadata
+    evidence = meta.get("headings_from", "markup") if doc.format == "pdf" else "markup"
+    heads = doc.headings
+    per_level = dict(sorted(Counter(h.level for h in heads).items()))
+    numbered = sum(1 for h in heads if numbering_depth(h.title) is not None)
+    entries, found = int(meta.get("toc_entries", 0) or 0), int(meta.get("toc_found", 0) or 0)
+    warnings: list[str] = []
+    if len(heads) >= _FLAT and len(per_level) == 1:
+        warnings.append(f"all {len(heads)} headings are on one level: the tree is probably flat "
+                        "where the document is not")
+    body_lines = sum(1 for s in doc.sections for b in s.blocks for line in b.text.splitlines()
+                     if line.strip())
+    if len(heads) >= _DENSE_MIN and body_lines < _DENSE_LINES * len(heads):
+        warnings.append(f"{len(heads)} headings for {body_lines} lines of text: some headings "
+                        "are probably terms or table rows")
+    if entries and evidence != "toc" and evidence != "outline":
+        warnings.append(f"a printed table of contents was found (pages {meta.get('toc_pages')}) "
+                        f"but only {found} of its {entries} entries are headings in the text; "
+                        "the headings come from font styles")
+    if doc.format == "pdf" and not heads and doc.page_count > 2:
+        warnings.append("no headings found: each segment's path is the document title alone")
+    return Fidelity(evidence, len(heads), per_level, numbered, meta.get("toc_pages", ""),
+                    meta.get("index_pages", ""), entries, found, tuple(warnings))
