@@ -2,6 +2,7 @@
 
     python bench/bench_structure.py [--cases DIR] [--man DIR]
     python bench/bench_structure.py --quick      # smoke run: the smallest case only
+    python bench/bench_structure.py --cases /tmp/devpdf --peer   # + pymupdf4llm, same scorer
 
 ``--cases`` is a folder of ``NAME.pdf`` + ``NAME.gold.json`` pairs as
 ``../shared/bench/make_pdf_cases.py`` writes them (outline stripped, outline kept as gold); by
@@ -15,6 +16,10 @@ mean and the worst file is printed.  ``--man`` is a folder of man pages rendered
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import json
+import re
 import subprocess
 import sys
 import time
@@ -25,6 +30,8 @@ from _common import ROOT, SHARED_BENCH, scratch
 from bench_format import score
 
 MAKE_PDF_CASES = SHARED_BENCH / "make_pdf_cases.py"
+HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
+EMPHASIS = re.compile(r"[*_`]+")
 KEYS = ("heading_f1", "heading_p", "heading_r", "level_acc", "path_acc")
 
 
@@ -45,16 +52,44 @@ def dev_cases(folder: Path, quick: bool) -> Path:
     return folder
 
 
-def structure_table(folder: Path, quick: bool) -> None:
+def peer_headings(pdf: Path) -> list[list[object]]:
+    """pymupdf4llm's headings (``#`` lines of ``to_markdown``, per page), cached by file
+    size and time: the peer takes ~0.3 s a page."""
+    stat = pdf.stat()
+    cache = scratch("hiqa-bench") / "pymupdf4llm" / f"{pdf.stem}-{stat.st_size}-{int(stat.st_mtime)}.json"
+    if cache.is_file():
+        return json.loads(cache.read_text(encoding="utf-8"))
+    import pymupdf4llm
+
+    heads: list[list[object]] = []
+    with contextlib.redirect_stdout(io.StringIO()):
+        chunks = pymupdf4llm.to_markdown(str(pdf), page_chunks=True, show_progress=False)
+    for chunk in chunks:
+        page = chunk["metadata"]["page_number"]
+        for line in chunk["text"].splitlines():
+            m = HEADING.match(line)
+            if m:
+                title = EMPHASIS.sub("", m.group(2)).strip()
+                if title:
+                    heads.append([len(m.group(1)), title, page])
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(heads), encoding="utf-8")
+    return heads
+
+
+def structure_table(folder: Path, quick: bool, peer: bool = False) -> None:
     from hiqa.formats.pdf import parse_pdf
 
     golds = sorted(folder.glob("*.gold.json"))
     if quick:
         golds = sorted(golds, key=lambda g: g.with_name(g.name[: -len(".gold.json")] + ".pdf")
                        .stat().st_size)[:1]
-    print("| PDF | pages | heading F1 | P | R | level acc | path acc | gold | predicted | s |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    rows = []
+    extra = " pymupdf4llm F1 | level | path |" if peer else ""
+    print("| PDF | producer | pages | heading F1 | P | R | level acc | path acc | gold | "
+          f"predicted | evidence | pages/s |{extra}")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"
+          + ("---:|---:|---:|" if peer else ""))
+    rows, peers, speeds = [], [], []
     for gold in golds:
         pdf = gold.with_name(gold.name[: -len(".gold.json")] + ".pdf")
         t0 = time.perf_counter()
@@ -62,19 +97,34 @@ def structure_table(folder: Path, quick: bool) -> None:
         seconds = time.perf_counter() - t0
         s = score(gold, [[h.level, h.title, h.page] for h in doc.headings])
         if s is None:
-            print(f"| {pdf.stem} | {doc.page_count} | scorer not found | | | | | | | |")
+            print(f"| {pdf.stem} | | {doc.page_count} | scorer not found | | | | | | | | |")
             continue
         rows.append(s)
-        print(f"| {pdf.stem} | {doc.page_count} | "
-              + " | ".join(f"{s[k]:.3f}" for k in KEYS)
-              + f" | {s['n_gold']} | {s['n_pred']} | {seconds:.1f} |")
+        speeds.append(doc.page_count / max(seconds, 1e-6))
+        producer = doc.metadata.get("producer", "") or doc.metadata.get("creator", "")
+        line = (f"| {pdf.stem} | {producer[:28]} | {doc.page_count} | "
+                + " | ".join(f"{s[k]:.3f}" for k in KEYS)
+                + f" | {s['n_gold']} | {s['n_pred']} | {doc.metadata.get('headings_from', '')}"
+                f" | {speeds[-1]:.0f} |")
+        if peer:
+            p = score(gold, peer_headings(pdf))
+            peers.append(p)
+            line += f" {p['heading_f1']:.3f} | {p['level_acc']:.3f} | {p['path_acc']:.3f} |"
+        print(line, flush=True)
     if not rows:
-        print(f"| (no cases in {folder}) | | | | | | | | | |")
+        print(f"| (no cases in {folder}) | | | | | | | | | | | |")
         return
     for name, pick in (("**mean**", lambda v: sum(v) / len(v)), ("**worst**", min)):
-        print(f"| {name} | | " + " | ".join(
+        line = f"| {name} | | | " + " | ".join(
             f"{pick([r[k] for r in rows]):.3f}" if k in ("heading_f1", "level_acc", "path_acc")
-            else "" for k in KEYS) + " | | | |")
+            else "" for k in KEYS) + " | | | | |"
+        if peer:
+            line += " " + " | ".join(f"{pick([p[k] for p in peers]):.3f}"
+                                     for k in ("heading_f1", "level_acc", "path_acc")) + " |"
+        print(line)
+    speeds.sort()
+    print(f"\npages/s: median {speeds[len(speeds) // 2]:.0f}, slowest {speeds[0]:.0f} "
+          f"(one core, parse only)")
 
 
 def man_titles(folder: Path) -> None:
@@ -100,10 +150,13 @@ def main() -> None:
     ap.add_argument("--cases", type=Path, help="folder of NAME.pdf + NAME.gold.json")
     ap.add_argument("--man", type=Path, help="folder of man pages as PDFs (make_dev_corpus --pdf)")
     ap.add_argument("--quick", action="store_true", help="smoke run: the smallest case only")
+    ap.add_argument("--peer", action="store_true",
+                    help="add pymupdf4llm's headings scored the same way (slow: ~0.3 s a page, "
+                         "cached)")
     a = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     default = scratch("hiqa-bench") / ("devpdf-quick" if a.quick else "devpdf")
-    structure_table(a.cases or dev_cases(default, a.quick), a.quick)
+    structure_table(a.cases or dev_cases(default, a.quick), a.quick, a.peer)
     if a.man:
         man_titles(a.man)
 

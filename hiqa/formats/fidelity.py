@@ -70,10 +70,11 @@ def fidelity(doc: Document) -> Fidelity:
     if len(heads) >= _DENSE_MIN and body_lines < _DENSE_LINES * len(heads):
         warnings.append(f"{len(heads)} headings for {body_lines} lines of text: some headings "
                         "are probably terms or table rows")
-    if entries and evidence != "toc" and evidence != "outline":
-        warnings.append(f"a printed table of contents was found (pages {meta.get('toc_pages')}) "
-                        f"but only {found} of its {entries} entries are headings in the text; "
-                        "the headings come from font styles")
+    if meta.get("toc_unconfirmed_pages") and evidence != "outline":
+        warnings.append(
+            f"page(s) {meta['toc_unconfirmed_pages']} look like a table of contents, but its "
+            f"{meta.get('toc_unconfirmed_entries')} entries are not headings on the pages they "
+            "name: those pages are kept as text and the headings come from font styles")
     if doc.format == "pdf" and not heads and doc.page_count > 2:
         warnings.append("no headings found: each segment's path is the document title alone")
     return Fidelity(evidence, len(heads), per_level, numbered, meta.get("toc_pages", ""),

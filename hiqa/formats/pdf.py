@@ -126,7 +126,9 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
     mark_furniture(lines, scan.page_heights, body, running)
     toc = find_toc(lines, scan.page_starts)
     meta.update({"toc_pages": page_ranges(toc.toc_pages), "index_pages": page_ranges(toc.index_pages),
-                 "toc_entries": str(len(toc.entries)), "toc_found": str(toc.found)})
+                 "toc_entries": str(len(toc.entries)), "toc_found": str(toc.found),
+                 "toc_unconfirmed_pages": page_ranges(toc.unconfirmed_pages),
+                 "toc_unconfirmed_entries": str(toc.unconfirmed_entries)})
     if outline:
         headings = _place_outline(outline, lines, scan.page_starts, body)
         meta["headings_from"] = "outline"

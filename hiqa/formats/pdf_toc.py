@@ -56,6 +56,8 @@ class TocEntry:
     size: float
     bold: bool
     run: int = 0  # which TOC (consecutive TOC pages): a PDF may bind several books
+    source: int = 0  # the PDF page the entry is printed on
+    found: bool = False  # its title is a line of the body on the page it points to (±1)
     page: int = 0  # the PDF page it points to, once the offset is known
     level: int = 1
 
@@ -67,6 +69,8 @@ class Toc:
     index_pages: list[int] = field(default_factory=list)
     offset: int | None = None
     found: int = 0  # entries whose title was found on their page
+    unconfirmed_pages: list[int] = field(default_factory=list)  # TOC-like, not confirmed: text
+    unconfirmed_entries: int = 0
 
     @property
     def usable(self) -> bool:
@@ -111,9 +115,7 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
             continue
         if not refs:
             continue
-        for r in rows:
-            for i in r.idx:
-                lines[i].role = NAV
+        _mark(rows, lines, NAV)
         pairs = [r.ref for r in refs if r.ref is not None]
         nums = [_value(num)[0] for _, num in pairs]
         titles = [norm_title(strip_numbering(title)) for title, _ in pairs]
@@ -121,19 +123,39 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
         # an index's titles ascend; a TOC's do not, unless it lists members in alphabetical
         # order (API references) -- then it continues the TOC page before it
         continues = follows and rising and last_toc is not None and nums[0] >= last_toc[1]
-        if rising and (_ascending(titles) < _ASCENDING or continues):
-            toc.toc_pages.append(page_no)
+        alphabetical = _ascending(titles) >= _ASCENDING
+        if rising and (not alphabetical or continues):
             raw.append((page_no, rows))
             last_toc = (page_no, nums[-1])
-        else:
+        elif alphabetical:
             toc.index_pages.append(page_no)
+        else:  # numbers at the ends of rows, neither a TOC nor an index: a table, say
+            _mark(rows, lines, BODY)
     entries = _entries(raw)
-    if not entries:
-        return toc
     _assign_levels(entries)
     _place(entries, lines, page_starts, toc)
-    toc.entries = entries
+    # a TOC page is one when the body confirms its entries; otherwise its rows are text
+    by_page: dict[int, list[TocEntry]] = defaultdict(list)
+    for e in entries:
+        by_page[e.source].append(e)
+    for page_no, rows in raw:
+        listed = by_page.get(page_no, [])
+        if listed and sum(e.found for e in listed) >= _FOUND_SHARE * len(listed):
+            toc.toc_pages.append(page_no)
+        else:
+            _mark(rows, lines, BODY)
+            toc.unconfirmed_pages.append(page_no)
+            toc.unconfirmed_entries += len(listed)
+    kept = set(toc.toc_pages)
+    toc.entries = [e for e in entries if e.source in kept]
+    toc.found = sum(e.found for e in toc.entries)
     return toc
+
+
+def _mark(rows: Sequence[_Row], lines: Sequence[Line], role: int) -> None:
+    for r in rows:
+        for i in r.idx:
+            lines[i].role = role
 
 
 def page_ranges(pages: Sequence[int]) -> str:
@@ -273,13 +295,15 @@ def _entries(pages: Sequence[tuple[int, list[_Row]]]) -> list[TocEntry]:
             if key in seen:
                 continue
             seen.add(key)
-            out.append(TocEntry(title, number, roman, x0, size, bold, run))
+            out.append(TocEntry(title, number, roman, x0, size, bold, run, page_no))
     return out
 
 
 def _assign_levels(entries: list[TocEntry]) -> None:
     """Level = the rank of the entry's indent among the TOC's indents; when the numbering
     disagrees with the indents for most numbered entries, the numbering decides."""
+    if not entries:
+        return
     indents: list[float] = []
     for x in sorted(e.x0 for e in entries):
         if not indents or x - indents[-1] > _INDENT_TOL:
@@ -301,7 +325,7 @@ def _assign_levels(entries: list[TocEntry]) -> None:
 def _place(entries: list[TocEntry], lines: Sequence[Line], page_starts: Sequence[int],
            toc: Toc) -> None:
     """Vote the page offset (per numbering style) from entries found in the body, then set
-    each entry's PDF page and count those found on it."""
+    each entry's PDF page and whether its title is found there."""
     n_pages = len(page_starts) - 1
     where: dict[str, list[int]] = defaultdict(list)  # title key -> pages holding it as a line
     for p in range(n_pages):
@@ -326,8 +350,7 @@ def _place(entries: list[TocEntry], lines: Sequence[Line], page_starts: Sequence
             continue
         e.page = page
         keys = _keys(e.title)
-        if any(pg in range(page - 1, page + 2) for k in keys for pg in where.get(k, ())):
-            toc.found += 1
+        e.found = any(pg in range(page - 1, page + 2) for k in keys for pg in where.get(k, ()))
     arabic = offsets.get((-1, False))
     toc.offset = arabic.most_common(1)[0][0] if arabic else None
 
