@@ -41,7 +41,8 @@ _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000
 _MIN_ROWS = 3  # a navigation page has at least this many page-reference rows
 _NAV_SHARE = 0.5  # ... and they are at least half of its rows
 _ASCENDING = 0.75  # a TOC's page numbers ascend between most neighbours; an index's titles do
-_FOUND_SHARE = 0.5  # a TOC is used when at least half its entries are found in the body
+_FOUND_SHARE = 0.5  # a TOC page is one when half its entries are headings in the body ...
+_CONFIRMING = 5  # ... or this many (its other entries may list tables or figures)
 _APART = 2.0  # em: a page number without leaders is set at least this far from its title
 _EDGE_TOL = 2.0  # points: page numbers of one TOC page end at one right edge
 _INDENT_TOL = 3.0  # points: entries whose indents differ by less are on one level
@@ -135,12 +136,14 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
     _assign_levels(entries)
     _place(entries, lines, page_starts, toc)
     # a TOC page is one when the body confirms its entries; otherwise its rows are text
+    # (a page may end the TOC and begin a list of tables, whose entries are captions)
     by_page: dict[int, list[TocEntry]] = defaultdict(list)
     for e in entries:
         by_page[e.source].append(e)
     for page_no, rows in raw:
         listed = by_page.get(page_no, [])
-        if listed and sum(e.found for e in listed) >= _FOUND_SHARE * len(listed):
+        found = sum(e.found for e in listed)
+        if found and found >= min(_CONFIRMING, _FOUND_SHARE * len(listed)):
             toc.toc_pages.append(page_no)
         else:
             _mark(rows, lines, BODY)
