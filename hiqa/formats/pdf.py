@@ -417,12 +417,15 @@ def _find_title(
     for i in range(start, stop):
         if lines[i].role != BODY:
             continue
-        text = ""
+        text = joined = ""
         for j in range(i, min(i + _MAX_TITLE_LINES, stop)):
             if lines[j].role != BODY:
                 break
-            text = f"{text} {lines[j].text}" if text else lines[j].text
-            if _title_keys(text) & keys:
+            piece = lines[j].text
+            # a title hyphenated over two lines ("branch-" / "prediction") is also tried whole
+            joined = joined + piece if joined.endswith("-") else f"{joined} {piece}".strip()
+            text = f"{text} {piece}" if text else piece
+            if (_title_keys(text) | _title_keys(joined)) & keys:
                 if lines[i].size >= body * 1.05 or lines[i].bold:
                     return i, j
                 if plain is None:

@@ -431,7 +431,9 @@ def deeper_headings(
     """``placed`` (headings from a printed TOC, their lines marked) with the headings the
     layout finds below the TOC's depth: a TOC often lists chapters and sections only.
 
-    A layout heading is kept when its numbering is deeper than the TOC's deepest numbering and
+    A PDF that binds several books (two or more title pages, ``_title_blocks``) gets its books'
+    titles as level-1 headings above their TOCs' entries.  A layout heading is kept when its
+    numbering is deeper than the TOC's deepest numbering and
     continues a TOC heading's number ("3.1.2" under the TOC's "3.1"); its level follows the
     numbering.  Unnumbered layout headings are not added: measured on the development PDFs,
     below a TOC they are terms, captions and signatures far more often than headings.
@@ -446,11 +448,17 @@ def deeper_headings(
     max_depth = max(by_depth, default=None)
     numbers = {_number_key(h.title) for h in placed if numbering_depth(h.title)}
     extra: list[tuple[_Candidate, int]] = []
+    layout = [c for c, _ in _layout_candidates(lines, body, page_widths)]
+    parts = [c for c in layout if c.part]
+    if len(parts) >= 2:  # a set of books, each with its title page: the books are level 1
+        placed = [replace(h, level=min(h.level + 1, MAX_LEVEL)) for h in placed]
+        extra += [(c, 1) for c in parts]
+        by_depth = {d: Counter({lv + 1: n for lv, n in cnt.items()}) for d, cnt in by_depth.items()}
     if max_depth is None:
-        return list(placed)
+        return sorted([*placed, *_found(lines, extra)], key=lambda h: h.anchor)
     level_of_max = _dominant(by_depth[max_depth])
-    for c, _ in _layout_candidates(lines, body, page_widths):
-        if c.depth is None or c.depth <= max_depth:
+    for c in layout:
+        if c.depth is None or c.depth <= max_depth or c.part:
             continue
         key = _number_key(c.title)
         parent = key.rsplit(".", 1)[0]

@@ -150,7 +150,12 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
             toc.unconfirmed_pages.append(page_no)
             toc.unconfirmed_entries += len(listed)
     kept = set(toc.toc_pages)
-    toc.entries = [e for e in entries if e.source in kept]
+    placed: set[tuple[str, int]] = set()  # a chapter's own mini-TOC repeats the main one
+    toc.entries = []
+    for e in entries:
+        if e.source in kept and (key := (norm_title(e.title), e.page)) not in placed:
+            placed.add(key)
+            toc.entries.append(e)
     toc.found = sum(e.found for e in toc.entries)
     return toc
 
@@ -271,9 +276,10 @@ def _value(num: str) -> tuple[int, bool]:
 
 def _entries(pages: Sequence[tuple[int, list[_Row]]]) -> list[TocEntry]:
     """TOC entries in printed order; a title wrapped onto the next row is joined, and an
-    entry printed twice (a chapter's own mini-TOC) is kept once."""
+    entry printed twice in one TOC is kept once (a set of books repeats "1. Introduction,
+    page 1" in each book's TOC: those are different headings)."""
     out: list[TocEntry] = []
-    seen: set[tuple[str, int]] = set()
+    seen: set[tuple[int, str, int]] = set()
     run, prev_page = 0, None
     for page_no, rows in pages:
         if prev_page is not None and page_no - prev_page > 2:
@@ -294,7 +300,7 @@ def _entries(pages: Sequence[tuple[int, list[_Row]]]) -> list[TocEntry]:
             if not norm_title(strip_numbering(title)):
                 continue
             number, roman = _value(r.ref[1])
-            key = (norm_title(title), number)
+            key = (run, norm_title(title), number)
             if key in seen:
                 continue
             seen.add(key)
