@@ -38,6 +38,7 @@ def _cmd_structure(args: argparse.Namespace) -> int:
         print("\nFidelity")
         print(f"  headings:  {report.summary}")
         print(f"  numbered:  {report.numbered} of {report.headings}")
+        print(f"  confidence: {report.confidence:.2f} (below 0.6, --llm-format auto repairs it)")
         if report.toc_pages:
             print(f"  table of contents: pages {report.toc_pages} ({report.toc_entries} entries, "
                   f"{report.toc_found} found in the text), no segments made of them")

@@ -5,7 +5,10 @@ HCA is only as good as the tree it is given, and a user cannot see a PDF's tree 
 until answers do.  The report says which evidence the tree came from (the PDF's outline, its
 printed table of contents, its font styles and numbering, or the source's markup), how many
 headings sit at each level, which pages were set aside as a table of contents or an index
-(they give no segments), and warns when the tree looks wrong.
+(they give no segments), and warns when the tree looks wrong: the reasons of
+``llm_format.structure_confidence`` (the score ``--llm-format auto`` acts on: no headings, one
+flat level, numbering that jumps or disagrees with levels), plus headings denser than the text
+and TOC-like pages the body does not confirm.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 
 from ..model import Document
+from .llm_format import structure_confidence
 from .pdf_layout import numbering_depth
 
 EVIDENCE = {
@@ -22,7 +26,6 @@ EVIDENCE = {
     "layout": "font styles and numbering",
     "markup": "the source's markup",
 }
-_FLAT = 50  # this many headings on one level, none below: a flat tree is suspect
 _DENSE_LINES = 3  # a heading for fewer body lines than this, on average, is suspect
 _DENSE_MIN = 20
 
@@ -37,6 +40,7 @@ class Fidelity:
     index_pages: str
     toc_entries: int
     toc_found: int
+    confidence: float  # ``llm_format.structure_confidence``: below 0.6, --llm-format auto repairs
     warnings: tuple[str, ...]
 
     def as_dict(self) -> dict[str, object]:
@@ -61,10 +65,8 @@ def fidelity(doc: Document) -> Fidelity:
     per_level = dict(sorted(Counter(h.level for h in heads).items()))
     numbered = sum(1 for h in heads if numbering_depth(h.title) is not None)
     entries, found = int(meta.get("toc_entries", 0) or 0), int(meta.get("toc_found", 0) or 0)
-    warnings: list[str] = []
-    if len(heads) >= _FLAT and len(per_level) == 1:
-        warnings.append(f"all {len(heads)} headings are on one level: the tree is probably flat "
-                        "where the document is not")
+    confidence, reasons = structure_confidence(doc)
+    warnings = list(reasons) if confidence < 1.0 else []
     body_lines = sum(1 for s in doc.sections for b in s.blocks for line in b.text.splitlines()
                      if line.strip())
     if len(heads) >= _DENSE_MIN and body_lines < _DENSE_LINES * len(heads):
@@ -75,7 +77,6 @@ def fidelity(doc: Document) -> Fidelity:
             f"page(s) {meta['toc_unconfirmed_pages']} look like a table of contents, but its "
             f"{meta.get('toc_unconfirmed_entries')} entries are not headings on the pages they "
             "name: those pages are kept as text and the headings come from font styles")
-    if doc.format == "pdf" and not heads and doc.page_count > 2:
-        warnings.append("no headings found: each segment's path is the document title alone")
     return Fidelity(evidence, len(heads), per_level, numbered, meta.get("toc_pages", ""),
-                    meta.get("index_pages", ""), entries, found, tuple(warnings))
+                    meta.get("index_pages", ""), entries, found, round(confidence, 2),
+                    tuple(warnings))
