@@ -64,7 +64,7 @@ from .pdf_tables import (
     aligned_regions,
     extract_borderless,
     extract_tables,
-    looks_ruled,
+    ruled_area,
 )
 from .pdf_title import choose_pdf_title, running_title
 from .pdf_toc import find_toc, page_ranges
@@ -243,8 +243,8 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
         offset = len(scan.lines)
         scan.lines.extend(lines)
         try:
-            if looks_ruled(page):
-                scan.tables.extend(extract_tables(page, lines, offset))
+            if (area := ruled_area(page)) is not None:
+                scan.tables.extend(extract_tables(page, lines, offset, area))
             elif regions:
                 scan.tables.extend(extract_borderless(page, lines, offset, regions))
         except Exception:  # noqa: BLE001 - the page's text is kept, only the grid is lost

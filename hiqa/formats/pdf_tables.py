@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import io
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -56,8 +57,10 @@ class FoundTable:
     caption: str
 
 
-def looks_ruled(page: Any) -> bool:
-    """Cheap gate: does the page draw enough horizontal *and* vertical rules for a grid?
+def ruled_area(page: Any) -> tuple[float, float, float, float] | None:
+    """Cheap gate: the area the page's rules cover when they are enough horizontal *and*
+    vertical ones for a grid, else None.  The table finder looks only there (a ruled table
+    lies within its rules; the finder's cost grows with the characters it reads).
 
     A grid has at least two columns: rules at three x positions or more.  Boxes stacked down
     the page (code listings, admonitions: each a rectangle) share their two x positions and
@@ -65,11 +68,18 @@ def looks_ruled(page: Any) -> bool:
     manual full of framed listings."""
     horizontal = vertical = other = 0
     xs: set[int] = set()
+    area = [math.inf, math.inf, -math.inf, -math.inf]
+
+    def cover(x0: float, y0: float, x1: float, y1: float) -> None:
+        area[0], area[1] = min(area[0], x0, x1), min(area[1], y0, y1)
+        area[2], area[3] = max(area[2], x0, x1), max(area[3], y0, y1)
+
     for path in page.get_cdrawings():
         for item in path.get("items", ()):
             kind = item[0]
             if kind == "l":
                 (ax, ay), (bx, by) = item[1], item[2]
+                cover(ax, ay, bx, by)
                 if abs(ay - by) < 1 and abs(ax - bx) > 4:
                     horizontal += 1
                 elif abs(ax - bx) < 1 and abs(ay - by) > 4:
@@ -79,6 +89,7 @@ def looks_ruled(page: Any) -> bool:
                     other += 1
             elif kind == "re":
                 x0, y0, x1, y1 = item[1]
+                cover(x0, y0, x1, y1)
                 w, h = abs(x1 - x0), abs(y1 - y0)
                 if h < 4 and w > 4:  # a rule drawn as a thin filled bar
                     horizontal += 1
@@ -92,12 +103,14 @@ def looks_ruled(page: Any) -> bool:
             else:
                 other += 1
     rules = horizontal + vertical
-    return (
+    grid = (
         horizontal >= _MIN_RULES
         and vertical >= _MIN_RULES
         and _positions(xs) >= 3
         and other <= _MAX_OTHER_SHAPES * rules
     )
+    pad = 2.0
+    return (area[0] - pad, area[1] - pad, area[2] + pad, area[3] + pad) if grid else None
 
 
 def _positions(xs: set[int], tol: int = 4) -> int:
@@ -216,12 +229,15 @@ def _contents_lines(rows: Sequence[Sequence[str]]) -> bool:
     return all(_SECTION_NUMBER.match(r[0]) for r in rows)
 
 
-def extract_tables(page: Any, lines: Sequence[Line], offset: int) -> list[FoundTable]:
-    """Find ruled tables on ``page``; ``lines`` are the page's lines, ``offset`` the global
-    index of ``lines[0]``.  Marks table and caption lines."""
+def extract_tables(
+    page: Any, lines: Sequence[Line], offset: int,
+    clip: tuple[float, float, float, float] | None = None,
+) -> list[FoundTable]:
+    """Find ruled tables on ``page`` (within ``clip``, the ``ruled_area``); ``lines`` are the
+    page's lines, ``offset`` the global index of ``lines[0]``.  Marks table and caption lines."""
     found: list[FoundTable] = []
     with contextlib.redirect_stdout(io.StringIO()):  # PyMuPDF may print advice on stdout
-        tables = page.find_tables(**_FINDER_OPTIONS).tables
+        tables = page.find_tables(clip=clip, **_FINDER_OPTIONS).tables
     for table in tables:
         rows = _clean_rows(_cell_texts(page, table))
         if len(rows) < 2 or max(len(r) for r in rows) < 2:
