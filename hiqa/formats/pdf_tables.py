@@ -44,6 +44,8 @@ def _finder_options() -> dict[str, Any]:
 
 
 _FINDER_OPTIONS = _finder_options()
+_MARGIN_BAND = 0.10  # rules entirely in the top or bottom 10 % of a page belong to its header/footer
+_ADJOINING = 24.0  # points: ... unless this close to the other rules (a table's last rows)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +71,8 @@ def ruled_area(page: Any) -> tuple[float, float, float, float] | None:
     horizontal = vertical = other = 0
     xs: set[int] = set()
     area = [math.inf, math.inf, -math.inf, -math.inf]
+    top, bottom = page.rect.height * _MARGIN_BAND, page.rect.height * (1 - _MARGIN_BAND)
+    edge: list[Any] = []
 
     def cover(x0: float, y0: float, x1: float, y1: float) -> None:
         area[0], area[1] = min(area[0], x0, x1), min(area[1], y0, y1)
@@ -77,6 +81,9 @@ def ruled_area(page: Any) -> tuple[float, float, float, float] | None:
     for path in page.get_cdrawings():
         for item in path.get("items", ()):
             kind = item[0]
+            if kind in ("l", "re") and _in_margin(item, top, bottom):
+                edge.append(item)  # a running header's or footer's rule, or a table's last one
+                continue
             if kind == "l":
                 (ax, ay), (bx, by) = item[1], item[2]
                 cover(ax, ay, bx, by)
@@ -109,8 +116,22 @@ def ruled_area(page: Any) -> tuple[float, float, float, float] | None:
         and _positions(xs) >= 3
         and other <= _MAX_OTHER_SHAPES * rules
     )
+    if not grid:
+        return None
+    for item in edge:  # a margin rule right next to the ruled area closes a table there
+        ys = (item[1][1], item[2][1]) if item[0] == "l" else (item[1][1], item[1][3])
+        if min(ys) - area[3] <= _ADJOINING and area[1] - max(ys) <= _ADJOINING:
+            area[1], area[3] = min(area[1], *ys), max(area[3], *ys)
     pad = 2.0
-    return (area[0] - pad, area[1] - pad, area[2] + pad, area[3] + pad) if grid else None
+    return (area[0] - pad, area[1] - pad, area[2] + pad, area[3] + pad)
+
+
+def _in_margin(item: Any, top: float, bottom: float) -> bool:
+    if item[0] == "l":
+        ys = (item[1][1], item[2][1])
+    else:
+        ys = (item[1][1], item[1][3])
+    return max(ys) <= top or min(ys) >= bottom
 
 
 def _positions(xs: set[int], tol: int = 4) -> int:
