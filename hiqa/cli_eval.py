@@ -43,6 +43,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                       gamma=args.gamma, settings=settings_of(args), embedder=args.embedder,
                       fusion_grid=args.fusion_grid, dump_rankings=args.dump_rankings,
                       progress=progress)
+    for q in report.get("unmapped", []):
+        print(f"warning: question {q['id']} left out: its gold section is not a section of "
+              f"the document ({q['gold']})", file=sys.stderr)
     if args.json:
         print(json.dumps(report, indent=1, ensure_ascii=False))
     else:

@@ -253,6 +253,7 @@ class Evaluator:
             raise HiqaError(f"questions name documents missing from the corpus: {', '.join(missing[:5])}")
         self.hash = corpus_hash(self.files, self.corpus)
         self._docs: dict[str, Document] | None = None
+        self.unmapped: list[dict[str, str]] = []  # questions left out: no gold section found
         self._collections: dict[str, Collection] = {}
         self._counts: dict[str, Counter[str]] = {}
         self._n_gold: dict[tuple[str, str], int] = {}
@@ -263,6 +264,24 @@ class Evaluator:
         if self._docs is None:
             self._docs = {d: load_document(f, doc_id=d) for d, f in zip(self.doc_ids, self.files)}
         return self._docs
+
+    def drop_unmapped(self) -> None:
+        """Leave out the questions none of whose gold sections is a section of its document
+        (a heading renamed, a reader that reads the page differently), each with its reason
+        in ``unmapped``; every question left out is one the run could not score, so none
+        scores zero silently and none stops the run."""
+        kept: list[Question] = []
+        for q in self.questions:
+            if any(gold_spans(self.docs[g.doc], g.section) for g in q.gold):
+                kept.append(q)
+                continue
+            wanted = "; ".join(f"{g.doc}: {' > '.join(g.section) or '(whole document)'}"
+                               for g in q.gold)
+            self.unmapped.append({"id": q.id, "gold": wanted})
+        if not kept:
+            raise HiqaError(f"none of the {len(self.questions)} questions has a gold section "
+                            f"found in its document (first: {self.unmapped[0]['gold']})")
+        self.questions = kept
 
     def collection(self, strategy: str) -> Collection:
         if strategy not in self._collections:
@@ -345,13 +364,15 @@ def run_eval(
     ev = Evaluator(corpus, questions, settings=settings, embedder=embedder, progress=progress,
                    keywords=keywords)
     prog = ev.progress
+    ev.drop_unmapped()
     judge = GoldJudge(ev.docs)
     t0 = time.perf_counter()
     strategies = list(dict.fromkeys(VARIANTS[v][0] for v in names))
     for s in strategies:
         ev.collection(s)
     report: dict[str, Any] = {
-        "questions": len(ev.questions), "documents": len(ev.doc_ids), "corpus": str(ev.corpus),
+        "questions": len(ev.questions), "unmapped": ev.unmapped,
+        "documents": len(ev.doc_ids), "corpus": str(ev.corpus),
         "method": method, "alpha": alpha, "beta": beta, "gamma": gamma, "seed": seed,
         "embedder": ev.embedder, "variants": {}, "degradation": {}, "diagnostics": {},
     }
@@ -504,8 +525,13 @@ def fusion_grid_figure(grid: dict[str, Any], metric: str = "log_rank") -> Any:
 
 def format_report(report: dict[str, Any]) -> str:
     """The plain-text table ``hiqa eval`` prints."""
+    unmapped = report.get("unmapped", [])
     lines = [(f"{report['questions']} questions, {report['documents']} documents "
-              f"({report.get('seconds', 0)} s)"), ""]
+              f"({report.get('seconds', 0)} s)")]
+    if unmapped:
+        lines.append(f"{len(unmapped)} question(s) left out: no gold section found in the "
+                     "document (listed on stderr)")
+    lines.append("")
     head = f"{'variant':16} {'segs':>6} {'R@5':>6} {'P@5':>6} {'MRR':>6} {'nDCG10':>6} {'LogRank':>7}  R@5 95% CI      MRR 95% CI"
     lines += [head, "-" * len(head)]
     for name, r in report["variants"].items():

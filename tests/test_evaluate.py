@@ -176,3 +176,28 @@ def test_beta_moves_the_fusion_surface_on_the_demo_with_its_lexicon(tmp_path):
     betas = surface["beta"]
     mrr = surface["mrr"]
     assert mrr[betas.index(0.0)] != mrr[betas.index(1.0)]
+
+
+def test_eval_leaves_out_questions_whose_gold_it_cannot_map_and_says_which(
+        settings, corpus, tmp_path, capsys):
+    """Issue #31: a gold heading the reader does not produce (renamed, or read differently)
+    is a warning naming the question and a count, not the end of the run."""
+    rows = [json.loads(x) for x in _questions(tmp_path).read_text().splitlines()]
+    rows.append({"id": "q9", "question": "How do I tail a socket?",
+                 "gold": [{"doc": "tail.1.md", "section": ["SOCKETS¶"]}]})
+    qfile = tmp_path / "with-unmapped.jsonl"
+    qfile.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    out = tmp_path / "r.json"
+    assert main(["--data-dir", str(settings.data_dir), "eval", "--corpus", str(corpus),
+                 "--questions", str(qfile), "--variants", "full", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "1 question(s) left out: no gold section found" in captured.out
+    assert "warning: question q9 left out" in captured.err and "tail.1.md: SOCKETS¶" in captured.err
+    report = json.loads(out.read_text())
+    assert report["questions"] == 3
+    assert report["unmapped"] == [{"id": "q9", "gold": "tail.1.md: SOCKETS¶"}]
+    # when no question can be scored, the run stops with the reason
+    only = tmp_path / "only-unmapped.jsonl"
+    only.write_text(json.dumps(rows[-1]) + "\n")
+    with pytest.raises(HiqaError, match="none of the 1 questions has a gold section"):
+        run_eval(corpus, only, variants=["full"], settings=settings)
