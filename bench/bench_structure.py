@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import io
 import json
 import re
@@ -192,6 +193,10 @@ def main() -> None:
                     help="add pymupdf4llm's headings scored the same way (slow: ~0.3 s a page, "
                          "cached)")
     a = ap.parse_args()
+    if a.peer and importlib.util.find_spec("pymupdf4llm") is None:
+        print("--peer: pymupdf4llm is not installed (pip install -e '.[bench]'); "
+              "HiQA's columns only", file=sys.stderr)
+        a.peer = False
     sys.path.insert(0, str(ROOT))
     default = scratch("hiqa-bench") / ("devpdf-quick" if a.quick else "devpdf")
     structure_table(a.cases or dev_cases(default, a.quick), a.quick, a.peer)
