@@ -152,3 +152,130 @@ def test_rows_ending_in_numbers_that_no_heading_confirms_stay_text(tmp_path: Pat
     for label, year in zip(labels, years, strict=True):
         assert label in parsed.markdown and str(year) in parsed.markdown
     assert parsed.metadata["toc_pages"] == "" and parsed.metadata["index_pages"] == ""
+
+
+# --- what must never be set aside, and trees that must come out right (a table of cases) -------
+
+
+def _rows_page(page: pymupdf.Page, y: float, rows, leaders: bool = False, x_num: float = 500,
+               x: float = 72, indent: dict[str, float] | None = None) -> float:
+    for label, num in rows:
+        left = x + (indent or {}).get(label, 0)
+        page.insert_text((left, y), label, fontsize=10)
+        if leaders:
+            w = pymupdf.get_text_length(label, fontsize=10)
+            page.insert_text((left + w + 4, y), "." * int((x_num - left - w - 12) / 2.8),
+                             fontsize=10)
+        page.insert_text((x_num, y), num, fontsize=10)
+        y += 14
+    return y
+
+
+def _prose(page: pymupdf.Page, y: float, n: int, text: str) -> float:
+    for _ in range(n):
+        page.insert_text((72, y), text, fontsize=10)
+        y += 14
+    return y
+
+
+def _chapters(doc: pymupdf.Document, titles, sizes=None) -> None:
+    for k, t in enumerate(titles):
+        page = doc.new_page()
+        page.insert_text((72, 72), t, fontsize=(sizes or {}).get(t, 16))
+        _prose(page, 100, 6, f"Body text of {t.lower()} with several sentences of detail.")
+
+
+def case_staff_table(doc: pymupdf.Document) -> list[str]:
+    page = doc.new_page()
+    page.insert_text((72, 60), "Annual Report 2023", fontsize=16)
+    page.insert_text((72, 100), "Staff by office", fontsize=12)
+    offices = ["Amsterdam", "Berlin", "Chicago", "Dublin", "Geneva", "Helsinki", "Lisbon",
+               "Madrid", "Oslo", "Paris", "Rome", "Vienna", "Zurich"]
+    y = _rows_page(page, 130, [(o, str(40 + 37 * k % 400)) for k, o in enumerate(offices)])
+    page.insert_text((72, y + 10), "Headcount rose in most offices.", fontsize=10)
+    return ["Amsterdam", "Zurich", "Headcount rose"]
+
+
+def case_price_list(doc: pymupdf.Document) -> list[str]:
+    page = doc.new_page()
+    page.insert_text((72, 60), "Price list", fontsize=14)
+    items = ["Anchor bolt", "Bracket", "Cable tie", "Dowel", "Eye bolt", "Flange", "Gasket",
+             "Hinge", "Lock nut", "Nail", "Padlock"]
+    y = _rows_page(page, 90, [(i, str(2 + 7 * k % 90)) for k, i in enumerate(items)],
+                   leaders=True)
+    page.insert_text((72, y + 10), "Trade discounts apply above 100 units.", fontsize=10)
+    return ["Price list", "Anchor bolt", "Padlock", "Trade discounts"]
+
+
+def case_summary_beside_contents(doc: pymupdf.Document) -> list[str]:
+    page = doc.new_page()
+    page.insert_text((72, 60), "Water Quality Report", fontsize=18)
+    page.insert_text((72, 90), "Contents", fontsize=12)
+    secs = ["Introduction", "Study area", "Sampling methods", "Results", "Discussion"]
+    y = _rows_page(page, 110, [(s, str(k + 2)) for k, s in enumerate(secs)], leaders=True)
+    page.insert_text((72, y + 14), "Executive summary", fontsize=12)
+    _prose(page, y + 34, 1, "KEY FINDING: nitrate exceeded the limit at four of nine stations.")
+    _chapters(doc, secs)
+    return ["Water Quality Report", "Executive summary", "KEY FINDING"]
+
+
+@pytest.mark.parametrize("case", [case_staff_table, case_price_list,
+                                  case_summary_beside_contents])
+def test_text_beside_or_like_a_toc_is_never_dropped(tmp_path: Path, case) -> None:
+    doc = pymupdf.open()
+    kept = case(doc)
+    path = tmp_path / "case.pdf"
+    doc.save(path)
+    parsed = parse_pdf(path, path.name)
+    for text in kept:
+        assert text in parsed.markdown, text
+
+
+def _tree(tmp_path: Path, doc: pymupdf.Document) -> list[tuple[int, str]]:
+    path = tmp_path / "tree.pdf"
+    doc.save(path)
+    parsed = parse_pdf(path, path.name)
+    assert parsed.metadata["headings_from"] == "toc"
+    return [(h.level, h.title) for h in parsed.headings]
+
+
+def test_a_toc_whose_titles_sort_is_still_a_toc(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Contents", fontsize=14)
+    lessons = [f"Lesson {k}: {t}" for k, t in enumerate(
+        ["Getting started", "Variables", "Loops", "Functions", "Lists", "Files"], 1)]
+    _rows_page(page, 90, [(s, str(k + 2)) for k, s in enumerate(lessons)], leaders=True)
+    _chapters(doc, lessons)
+    assert _tree(tmp_path, doc) == [(1, s) for s in lessons]
+
+
+def test_facing_pages_shift_the_toc_column_not_the_levels(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    entries = [(c if not s else f"{c} {s}", bool(s)) for c in ("Background", "Methods",
+               "Findings", "Outlook") for s in ("", "scope", "limits")]
+    for half, left in ((entries[:6], 72), (entries[6:], 90)):  # recto, then verso
+        page = doc.new_page()
+        page.insert_text((left, 60), "Contents", fontsize=14)
+        first = entries.index(half[0])
+        _rows_page(page, 100, [(t, str(first + k + 1)) for k, (t, _) in enumerate(half)],
+                   leaders=True, x=left, x_num=left + 430,
+                   indent={t: 15 for t, sub in half if sub})
+    _chapters(doc, [t for t, _ in entries], {t: 12 for t, sub in entries if sub})
+    assert _tree(tmp_path, doc) == [(2 if sub else 1, t) for t, sub in entries]
+
+
+def test_a_cover_and_an_inner_title_page_are_one_book(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    for _ in range(2):
+        page = doc.new_page()
+        for y, text, size in ((300, "Water Quality Report", 24),
+                              (340, "Annual assessment of the river basin", 12)):
+            w = pymupdf.get_text_length(text, fontsize=size)
+            page.insert_text(((595 - w) / 2, y), text, fontsize=size)
+    page = doc.new_page()
+    page.insert_text((72, 60), "Contents", fontsize=14)
+    secs = ["1 Introduction", "2 Study area", "3 Results"]
+    _rows_page(page, 100, [(s, str(k + 1)) for k, s in enumerate(secs)], leaders=True)
+    _chapters(doc, secs)
+    assert _tree(tmp_path, doc) == [(1, s) for s in secs]

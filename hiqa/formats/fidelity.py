@@ -72,6 +72,11 @@ def fidelity(doc: Document) -> Fidelity:
     if len(heads) >= _DENSE_MIN and body_lines < _DENSE_LINES * len(heads):
         warnings.append(f"{len(heads)} headings for {body_lines} lines of text: some headings "
                         "are probably terms or table rows")
+    placed = int(meta.get("toc_placed", found) or 0)
+    if evidence == "toc" and placed < found:
+        warnings.append(f"{found - placed} of the table of contents' entries found in the text "
+                        "could not be placed in order (a heading out of its TOC order?) and "
+                        "are not headings")
     if meta.get("toc_unconfirmed_pages") and evidence != "outline":
         warnings.append(
             f"page(s) {meta['toc_unconfirmed_pages']} look like a table of contents, but its "

@@ -134,7 +134,9 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
         meta["headings_from"] = "outline"
     elif toc.usable:
         placed = _place_outline(toc.outline(), lines, scan.page_starts, body, True)
-        headings = deeper_headings(placed, lines, body, scan.page_widths)
+        meta["toc_placed"] = str(len(placed))
+        books = len({e.run for e in toc.entries})
+        headings = deeper_headings(placed, lines, body, scan.page_widths, books)
         meta["headings_from"] = "toc"
     else:
         headings = detect_headings(lines, body, scan.page_widths)

@@ -426,13 +426,14 @@ def detect_headings(
 
 def deeper_headings(
     placed: Sequence[FoundHeading], lines: Sequence[Line], body: float,
-    page_widths: Sequence[float] = (),
+    page_widths: Sequence[float] = (), books: int = 1,
 ) -> list[FoundHeading]:
     """``placed`` (headings from a printed TOC, their lines marked) with the headings the
     layout finds below the TOC's depth: a TOC often lists chapters and sections only.
 
-    A PDF that binds several books (two or more title pages, ``_title_blocks``) gets its books'
-    titles as level-1 headings above their TOCs' entries.  A layout heading is kept when its
+    A PDF that binds several books (two TOCs or more, and as many distinct title pages,
+    ``_title_blocks``; a cover and an inner title page are one book) gets its books' titles as
+    level-1 headings above their TOCs' entries.  A layout heading is kept when its
     numbering is deeper than the TOC's deepest numbering and
     continues a TOC heading's number ("3.1.2" under the TOC's "3.1"); its level follows the
     numbering.  Unnumbered layout headings are not added: measured on the development PDFs,
@@ -450,7 +451,9 @@ def deeper_headings(
     extra: list[tuple[_Candidate, int]] = []
     layout = [c for c, _ in _layout_candidates(lines, body, page_widths)]
     parts = [c for c in layout if c.part]
-    if len(parts) >= 2:  # a set of books, each with its title page: the books are level 1
+    titles = {norm_title(c.title) for c in parts}
+    if books >= 2 and len(parts) >= 2 and len(titles) == len(parts):
+        # a set of books, each with its own TOC and title page: the books are level 1
         placed = [replace(h, level=min(h.level + 1, MAX_LEVEL)) for h in placed]
         extra += [(c, 1) for c in parts]
         by_depth = {d: Counter({lv + 1: n for lv, n in cnt.items()}) for d, cnt in by_depth.items()}

@@ -118,9 +118,10 @@ def ruled_area(page: Any) -> tuple[float, float, float, float] | None:
     )
     if not grid:
         return None
+    base = tuple(area)  # the rules outside the bands; margin rules are judged against it alone
     for item in edge:  # a margin rule right next to the ruled area closes a table there
         ys = (item[1][1], item[2][1]) if item[0] == "l" else (item[1][1], item[1][3])
-        if min(ys) - area[3] <= _ADJOINING and area[1] - max(ys) <= _ADJOINING:
+        if min(ys) - base[3] <= _ADJOINING and base[1] - max(ys) <= _ADJOINING:
             area[1], area[3] = min(area[1], *ys), max(area[3], *ys)
     pad = 2.0
     return (area[0] - pad, area[1] - pad, area[2] + pad, area[3] + pad)

@@ -34,9 +34,12 @@ from typing import Any
 
 from .pdf_layout import BODY, NAV, Line, norm_title, numbering_depth, strip_numbering
 
+_LEADER_RUN = re.compile(r"(?:[.\u00b7\u2024\u2027_\u2026]\s*){3,}")
+_PAGE_PREFIX = re.compile(r"^(?:\d{1,4}|[ivxlcdm]{1,7})(?:,\s*\d{1,4})*\s+")
 _LEADERS = re.compile(r"[ .\u00b7\u2024\u2027_\u2026]+$")  # dot leaders and the spaces in them
 _ONLY_LEADERS = re.compile(r"^[ .\u00b7\u2024\u2027_\u2026]{3,}$")
-_NUM = re.compile(r"(?<![\w,:;/-])(?<!\w\.)(?P<num>\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)
+_ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
+_NUM = re.compile(r"(?<![\w,:;/-])(?<!\w\.)(?P<num>\d{1,4}|" + _ROMAN + "|" + _ROMAN.upper() + ")$")
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 _MIN_ROWS = 3  # a navigation page has at least this many page-reference rows
 _NAV_SHARE = 0.5  # ... and they are at least half of its rows
@@ -45,6 +48,8 @@ _FOUND_SHARE = 0.5  # a TOC page is one when half its entries are headings in th
 _CONFIRMING = 5  # ... or this many (its other entries may list tables or figures)
 _APART = 2.0  # em: a page number without leaders is set at least this far from its title
 _EDGE_TOL = 2.0  # points: page numbers of one TOC page end at one right edge
+_LABEL_WORDS = 3  # a label above a TOC ("Table of Contents") is this short
+_MAX_OFFSET = 40  # an index's pages are at most this many PDF pages after their printed numbers
 _INDENT_TOL = 3.0  # points: entries whose indents differ by less are on one level
 
 
@@ -91,14 +96,22 @@ class _Row:
     text: str
     size: float
     bold: bool
+    block: int  # the block of its first line
     ref: tuple[str, str] | None = None  # (title, page number) of a page-reference row
 
 
 def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
-    """Find the printed TOC and index pages; mark their lines ``NAV``; read the TOC and set
-    each entry's level and PDF page (``Toc.outline()``; the caller places them)."""
+    """Find the printed TOC and index pages; mark their entry lines ``NAV``; read the TOC and
+    set each entry's level and PDF page (``Toc.outline()``; the caller places them).
+
+    Nothing is set aside unless the body confirms it: a TOC page when its entries are headings
+    on the pages they name, an index page when its terms are words of the pages they name.
+    Only the entry rows (with a title's wrapped first row and a short label such as "Contents"
+    right above them) become ``NAV``; other text on such a page stays text."""
     toc = Toc()
     raw: list[tuple[int, list[_Row]]] = []
+    index: list[tuple[int, list[_Row]]] = []
+    sorted_pages: set[int] = set()  # TOC candidates whose titles run alphabetically too
     last_toc: tuple[int, int] | None = None  # (page, last page number) of the latest TOC page
     for p in range(len(page_starts) - 1):
         page_no = p + 1
@@ -116,25 +129,26 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
             continue
         if not refs:
             continue
+        rows = _entry_rows(rows)
         _mark(rows, lines, NAV)
         pairs = [r.ref for r in refs if r.ref is not None]
         nums = [_value(num)[0] for _, num in pairs]
         titles = [norm_title(strip_numbering(title)) for title, _ in pairs]
         rising = _ascending(nums) >= _ASCENDING
-        # an index's titles ascend; a TOC's do not, unless it lists members in alphabetical
-        # order (API references) -- then it continues the TOC page before it
-        continues = follows and rising and last_toc is not None and nums[0] >= last_toc[1]
         alphabetical = _ascending(titles) >= _ASCENDING
-        if rising and (not alphabetical or continues):
+        if rising:  # a TOC, or a list whose titles also sort ("Lesson 1", ...): the body decides
             raw.append((page_no, rows))
             last_toc = (page_no, nums[-1])
-        elif alphabetical:
-            toc.index_pages.append(page_no)
+            if alphabetical:
+                sorted_pages.add(page_no)
+        elif alphabetical:  # an index, if its terms are on the pages it names
+            index.append((page_no, rows))
         else:  # numbers at the ends of rows, neither a TOC nor an index: a table, say
             _mark(rows, lines, BODY)
     entries = _entries(raw)
-    _assign_levels(entries)
-    _place(entries, lines, page_starts, toc)
+    if entries:
+        _assign_levels(entries)
+        _place(entries, lines, page_starts, toc)
     # a TOC page is one when the body confirms its entries; otherwise its rows are text
     # (a page may end the TOC and begin a list of tables, whose entries are captions)
     by_page: dict[int, list[TocEntry]] = defaultdict(list)
@@ -145,6 +159,8 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
         found = sum(e.found for e in listed)
         if found and found >= min(_CONFIRMING, _FOUND_SHARE * len(listed)):
             toc.toc_pages.append(page_no)
+        elif page_no in sorted_pages:  # not a TOC: an index whose numbers happen to rise?
+            index.append((page_no, rows))
         else:
             _mark(rows, lines, BODY)
             toc.unconfirmed_pages.append(page_no)
@@ -157,7 +173,64 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
             placed.add(key)
             toc.entries.append(e)
     toc.found = sum(e.found for e in toc.entries)
+    if index:
+        _confirm_index(index, lines, page_starts, toc)
     return toc
+
+
+def _term(title: str) -> str:
+    """The term an index row's page number belongs to: the last one on the row (the rows of
+    two columns are read as one, "aes . . . 37 base64 . . . 9"), up to a comma."""
+    chunks = [c.strip() for c in _LEADER_RUN.split(norm_title(title)) if c.strip()]
+    last = _PAGE_PREFIX.sub("", chunks[-1]) if chunks else ""
+    return last.split(",")[0].strip()[:40]
+
+
+def _entry_rows(rows: Sequence[_Row]) -> list[_Row]:
+    """The rows a TOC or index page sets aside: its reference rows, the rows a wrapped title
+    starts on, and a short label ("Contents", "Index") right above the first of them."""
+    keep = [r.ref is not None for r in rows]
+    for k in range(len(rows) - 1):
+        if rows[k].ref is None and rows[k + 1].ref is not None and _wraps(rows[k], rows[k + 1]):
+            keep[k] = True
+    first = next((k for k, r in enumerate(rows) if r.ref is not None), None)
+    if first and not keep[first - 1] and len(rows[first - 1].text.split()) <= _LABEL_WORDS:
+        keep[first - 1] = True
+    return [r for r, kept in zip(rows, keep, strict=True) if kept]
+
+
+def _wraps(first: _Row, row: _Row) -> bool:
+    """``first`` is the first row of the title ``row`` ends: set alike, close above it."""
+    return (len(first.text) > 3 and abs(first.size - row.size) <= 0.5 and first.bold == row.bold
+            and row.y0 - first.y1 < 0.6 * row.size and row.x0 >= first.x0 - 1)
+
+
+def _confirm_index(index: Sequence[tuple[int, list[_Row]]], lines: Sequence[Line],
+                   page_starts: Sequence[int], toc: Toc) -> None:
+    """Index candidates stay set aside when half their terms are words of the page they name
+    (the printed-to-PDF offset: the TOC's, else the best over a sample); else they are text."""
+    n_pages = len(page_starts) - 1
+    texts = [" ".join(lines[i].text for i in range(page_starts[p], page_starts[p + 1])
+                      if lines[i].role != NAV).casefold() for p in range(n_pages)]
+    pairs = [(_term(r.ref[0]), _value(r.ref[1])[0])
+             for _, rows in sorted(index) for r in rows if r.ref is not None]
+    pairs = [(t, n) for t, n in pairs if len(t) >= 3]
+
+    def hits(offset: int, sample: Sequence[tuple[str, int]]) -> int:
+        return sum(1 for t, n in sample
+                   if any(0 <= n + offset + d - 1 < n_pages and t in texts[n + offset + d - 1]
+                          for d in (-1, 0, 1)))
+
+    sample = pairs[:: max(1, len(pairs) // 30)]
+    offsets = [toc.offset] if toc.offset is not None else range(0, _MAX_OFFSET)
+    best = max(offsets, key=lambda o: hits(o, sample), default=0)
+    for page_no, rows in index:
+        own = [(_term(r.ref[0]), _value(r.ref[1])[0]) for r in rows if r.ref is not None]
+        own = [(t, n) for t, n in own if len(t) >= 3]
+        if own and hits(best, own) >= _FOUND_SHARE * len(own):
+            toc.index_pages.append(page_no)
+        else:
+            _mark(rows, lines, BODY)
 
 
 def _mark(rows: Sequence[_Row], lines: Sequence[Line], role: int) -> None:
@@ -200,17 +273,17 @@ def _rows(lines: Sequence[Line], start: int, stop: int) -> list[_Row]:
     idx = [i for i in range(start, stop) if lines[i].role == BODY]
     idx.sort(key=lambda i: (lines[i].y0 + lines[i].y1) / 2)
     groups: list[list[int]] = []
+    top = bottom = 0.0  # of the last group
     for i in idx:
         ln = lines[i]
         if groups:
-            g = groups[-1]
-            top = min(lines[j].y0 for j in g)
-            bottom = max(lines[j].y1 for j in g)
             overlap = min(bottom, ln.y1) - max(top, ln.y0)
             if overlap >= 0.5 * min(ln.height, bottom - top):
-                g.append(i)
+                groups[-1].append(i)
+                top, bottom = min(top, ln.y0), max(bottom, ln.y1)
                 continue
         groups.append([i])
+        top, bottom = ln.y0, ln.y1
     rows = []
     for g in groups:
         g.sort(key=lambda i: lines[i].x0)
@@ -224,7 +297,7 @@ def _rows(lines: Sequence[Line], start: int, stop: int) -> list[_Row]:
         size = sum(p.size * len(p.text) for p in parts) / chars
         bold = sum(len(p.text) for p in parts if p.bold) >= 0.6 * chars
         row = _Row(g, parts[0].x0, parts[-1].x1, min(p.y0 for p in parts),
-                   max(p.y1 for p in parts), text, size, bold)
+                   max(p.y1 for p in parts), text, size, bold, parts[0].block)
         row.ref = _reference(text, words, leaders)
         rows.append(row)
     return rows
@@ -235,8 +308,15 @@ def _aligned_references(rows: Sequence[_Row], refs: Sequence[_Row]) -> None:
     too, leaders or not (LaTeX sets chapter entries without leaders, and a title and its number
     in one piece when they share a font)."""
     edge = sorted(r.x1 for r in refs)[len(refs) // 2]
-    for r in rows:
-        if r.ref is None and abs(r.x1 - edge) <= _EDGE_TOL and (m := _NUM.search(r.text)):
+    for k, r in enumerate(rows):
+        if r.ref is not None or abs(r.x1 - edge) > _EDGE_TOL:
+            continue
+        # a justified line of a paragraph ends at that edge too ("... founded in 2003"): a row
+        # continuing the block of a row above that is no reference is not one
+        if k and rows[k - 1].ref is None and rows[k - 1].block == r.block:
+            continue
+        m = _NUM.search(r.text)
+        if m and m.group("num").isdigit():
             title = r.text[: m.start()].strip()
             if title and not title[-1].isdigit():
                 r.ref = (_LEADERS.sub("", title).strip() or title, m.group("num"))
@@ -250,8 +330,9 @@ def _reference(text: str, parts: Sequence[Line], leaders: bool) -> tuple[str, st
         return None
     before = text[: m.start()]
     title = _LEADERS.sub("", before).strip()
-    if not title:
-        return None
+    if not title:  # leaders and a number alone: the end of a title wrapped from the row above
+        dots = sum(before.count(c) for c in ".\u00b7\u2024\u2027_") >= 3 or "\u2026" in before
+        return ("", m.group("num")) if dots or leaders else None
     tail = before[len(title):]
     leaders = leaders or sum(tail.count(c) for c in ".\u00b7\u2024\u2027_") >= 3 or "\u2026" in tail
     last = parts[-1]
@@ -293,8 +374,8 @@ def _entries(pages: Sequence[tuple[int, list[_Row]]]) -> list[TocEntry]:
                 continue
             title = r.ref[0]
             x0, size, bold = r.x0, r.size, r.bold
-            if pending is not None and r.y0 - pending.y1 < 0.6 * r.size and r.x0 >= pending.x0 - 1:
-                title = f"{_LEADERS.sub('', pending.text).strip()} {title}"
+            if pending is not None and _wraps(pending, r):
+                title = f"{_LEADERS.sub('', pending.text).strip()} {title}".strip()
                 x0, size, bold = pending.x0, pending.size, pending.bold
             pending = None
             if not norm_title(strip_numbering(title)):
@@ -313,6 +394,14 @@ def _assign_levels(entries: list[TocEntry]) -> None:
     disagrees with the indents for most numbered entries, the numbering decides."""
     if not entries:
         return
+    # facing pages (a two-sided book) shift the whole column between odd and even pages:
+    # indents are then measured from the column of entries on pages of the same parity
+    left = {parity: min((e.x0 for e in entries if e.source % 2 == parity), default=0.0)
+            for parity in (0, 1)}
+    sides = {e.source % 2 for e in entries}
+    if len(sides) == 2 and abs(left[0] - left[1]) > _INDENT_TOL:
+        for e in entries:
+            e.x0 -= left[e.source % 2]
     indents: list[float] = []
     for x in sorted(e.x0 for e in entries):
         if not indents or x - indents[-1] > _INDENT_TOL:
