@@ -222,7 +222,7 @@ def _confirm_index(index: Sequence[tuple[int, list[_Row]]], lines: Sequence[Line
                           for d in (-1, 0, 1)))
 
     sample = pairs[:: max(1, len(pairs) // 30)]
-    offsets = [toc.offset] if toc.offset is not None else range(0, _MAX_OFFSET)
+    offsets = [toc.offset] if toc.offset is not None else range(_MAX_OFFSET)
     best = max(offsets, key=lambda o: hits(o, sample), default=0)
     for page_no, rows in index:
         own = [(_term(r.ref[0]), _value(r.ref[1])[0]) for r in rows if r.ref is not None]
