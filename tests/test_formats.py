@@ -255,3 +255,24 @@ def test_markdown_heading_titles_are_their_text_not_their_markup(heading, text, 
     doc = tmp_path / "doc.md"
     doc.write_text(f"# Report\n\n## {heading}\n\nBody text.\n", encoding="utf-8")
     assert [s.title for s in load_document(doc).sections if s.level == 2] == [text]
+
+
+def test_html_doxygen_title_block_and_member_marks(tmp_path):
+    """Issue #31: a Doxygen class page (markup as libjsoncpp-doc ships it) has no <title>; its
+    title is the generator's title block, and its member headings carry a "◆" permalink."""
+    html = """<html><head><meta charset="utf-8"/></head><body>
+    <div id="top"><div id="titlearea">jsoncpp 1.9.5</div></div>
+    <div class="header"><div class="summary"><a href="#nested-classes">Classes</a></div>
+    <div class="headertitle"><div class="title">Json::Value Class Reference</div></div></div>
+    <div class="contents"><a name="details" id="details"></a>
+    <h2 class="groupheader">Detailed Description</h2><div class="textblock">
+    <p>Represents a JSON value.</p></div>
+    <h2 class="groupheader">Member Typedef Documentation</h2>
+    <h2 class="memtitle"><span class="permalink"><a href="#a0cfec">&#9670;&nbsp;</a></span>ArrayIndex</h2>
+    <div class="memitem"><p>An index into an array.</p></div></div></body></html>"""
+    doc = load_document(write(tmp_path, "class_json_1_1_value.html", html))
+    assert doc.title == "Json::Value Class Reference"
+    assert [(h.level, h.title) for h in doc.headings] == [
+        (1, "Json::Value Class Reference"), (2, "Detailed Description"),
+        (2, "Member Typedef Documentation"), (2, "ArrayIndex")]
+    assert "\u25c6" not in doc.markdown

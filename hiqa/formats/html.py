@@ -27,6 +27,7 @@ _VOID = {"br", "hr", "img", "meta", "link", "input", "col", "area", "base", "wbr
 _NAV_CLASS = re.compile(
     r"\bnav(header|footer|bar)?\b|\bbreadcrumbs?\b|\bskip-?link\b|\bsphinxsidebar\b|\btoc\b",
     re.IGNORECASE)
+_TITLE_BLOCK = re.compile(r"^title$")  # the whole class attribute: Doxygen's page title block
 _CHROME_ROLE = frozenset({"navigation", "search", "banner", "contentinfo"})
 _CHROME_ID = frozenset({"sidebar", "searchbox"})
 _PERMALINK_CLASS = re.compile(r"\b(headerlink|anchor-?link|permalink|hash-?link)\b", re.IGNORECASE)
@@ -54,6 +55,7 @@ class _Collector(HTMLParser):
         self._buf: list[str] = []
         self._skip_stack: list[str] = []
         self._heading: int | None = None
+        self._heading_tag = ""  # the element that closes the heading being read
         self._pre = 0
         self._in_title = False
         self._table_depth = 0
@@ -78,7 +80,7 @@ class _Collector(HTMLParser):
         ident = next((v or "" for k, v in attrs if k == "id"), "").casefold()
         if (tag in _SKIP_TAGS or role in _CHROME_ROLE or ident in _CHROME_ID
                 or (tag in ("div", "table", "header", "footer") and _NAV_CLASS.search(cls))
-                or (tag == "a" and _PERMALINK_CLASS.search(cls))):
+                or (tag in ("a", "span") and _PERMALINK_CLASS.search(cls))):
             if tag not in _VOID:
                 self._skip_stack.append(tag)
             return
@@ -108,7 +110,13 @@ class _Collector(HTMLParser):
             self._label_tag = tag
         elif re.fullmatch(r"h[1-6]", tag):
             self._flush()
-            self._heading = int(tag[1])
+            self._heading, self._heading_tag = int(tag[1]), tag
+        elif tag == "div" and _TITLE_BLOCK.search(
+                " ".join(v or "" for k, v in attrs if k == "class")) and not self._heading:
+            # a generator's title block (Doxygen's <div class="title">Json::Value Class
+            # Reference</div>) is the page's top heading
+            self._flush()
+            self._heading, self._heading_tag = 1, tag
         elif tag == "pre":
             self._flush()
             self._pre += 1
@@ -161,7 +169,7 @@ class _Collector(HTMLParser):
             self._buf.clear()
             self._label = label if not label or label[-1] in ".:!?" else label + ":"
             self._label_tag = None
-        elif self._heading and tag == f"h{self._heading}":
+        elif self._heading and tag == self._heading_tag:
             title = _PERMALINK_MARK.sub("", " ".join("".join(self._buf).split()))
             self._buf.clear()
             if title:
