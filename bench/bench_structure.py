@@ -2,7 +2,7 @@
 
     python bench/bench_structure.py [--cases DIR] [--man DIR]
     python bench/bench_structure.py --quick      # smoke run: the smallest case only
-    python bench/bench_structure.py --cases /tmp/devpdf --peer   # + pymupdf4llm, same scorer
+    python bench/bench_structure.py --cases DIR --peer   # + pymupdf4llm, same scorer
 
 ``--cases`` is a folder of ``NAME.pdf`` + ``NAME.gold.json`` pairs as
 ``../shared/bench/make_pdf_cases.py`` writes them (outline stripped, outline kept as gold); by
