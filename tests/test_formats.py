@@ -276,14 +276,3 @@ def test_html_doxygen_title_block_and_member_marks(tmp_path):
         (1, "Json::Value Class Reference"), (2, "Detailed Description"),
         (2, "Member Typedef Documentation"), (2, "ArrayIndex")]
     assert "\u25c6" not in doc.markdown
-
-
-def test_html_headings_are_rebased_to_the_pages_top_level(tmp_path):
-    """Issue #31: a Texinfo node page (libgcrypt's "3.2 Error Handling") is one <h3>."""
-    html = """<html><head><title>Error Handling (The Libgcrypt Reference Manual)</title></head>
-    <body><div class="nav-panel"><p>Next: <a href="x.html">Memory</a></p></div><hr>
-    <h3 class="section">3.2 Error Handling</h3><p>Many functions return an error code.</p>
-    <h4>3.2.1 Error values</h4><p>Codes are 32-bit values.</p></body></html>"""
-    doc = load_document(write(tmp_path, "Error-Handling.html", html))
-    assert [(h.level, h.title) for h in doc.headings] == [
-        (1, "3.2 Error Handling"), (2, "3.2.1 Error values")]

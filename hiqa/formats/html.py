@@ -13,7 +13,6 @@ box's text, so the text after the box stays in the section it belongs to.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from html.parser import HTMLParser
 
 from ..model import Block, Document, Heading
@@ -247,7 +246,6 @@ def parse_html(
     collector.feed(text)
     collector.close()
     events, title = _titled(collector.events, collector.title)
-    events = _rebased(events)
     return build_document(
         doc_id=doc_id,
         source=source,
@@ -256,18 +254,6 @@ def parse_html(
         metadata_title=title,
         warnings=warnings,
     )
-
-
-def _rebased(events: list[Event]) -> list[Event]:
-    """Headings shifted so the page's top heading is level 1: a Texinfo node page holds one
-    ``<h3>`` ("3.2 Error Handling"), a page cut from a larger manual keeps that manual's
-    depths, which say nothing about this page's tree."""
-    levels = [ev.level for ev in events if isinstance(ev, Heading) and ev.kind == "heading"]
-    shift = min(levels, default=1) - 1
-    if shift <= 0:
-        return events
-    return [replace(ev, level=ev.level - shift)
-            if isinstance(ev, Heading) and ev.kind == "heading" else ev for ev in events]
 
 
 def _plain(text: str) -> str:
