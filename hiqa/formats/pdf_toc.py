@@ -10,9 +10,11 @@ This module reads it from the page geometry alone, whoever made the file:
   separate pieces, written before or after their titles);
 - a **TOC row** ends in a page reference: a number after dot leaders, or a number set apart at
   the right; a title wrapped over two rows is joined;
-- a **navigation page** has mostly such rows; its lines become ``NAV`` and produce no segment
-  (an analyst must not be shown a TOC line as evidence).  Back-of-book index pages are
-  navigation pages too, told apart from a TOC by their page numbers, which do not ascend;
+- a **navigation page** has mostly such rows; once the body confirms it, its entry rows become
+  ``NAV`` and produce no segment (an analyst must not be shown a TOC line as evidence).  A TOC's
+  page numbers ascend; a back-of-book index's terms run alphabetically and are words of the
+  pages they name.  Rows ending in numbers that nothing confirms (a table by year, a price
+  list) stay text;
 - the **levels** are the entries' indentation steps, unless the numbering ("2.3.1") says
   otherwise for most numbered entries;
 - the **page offset** between printed numbers and PDF pages is voted by the entries whose title
@@ -43,7 +45,7 @@ _NUM = re.compile(r"(?<![\w,:;/-])(?<!\w\.)(?P<num>\d{1,4}|" + _ROMAN + "|" + _R
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 _MIN_ROWS = 3  # a navigation page has at least this many page-reference rows
 _NAV_SHARE = 0.5  # ... and they are at least half of its rows
-_ASCENDING = 0.75  # a TOC's page numbers ascend between most neighbours; an index's titles do
+_ASCENDING = 0.75  # a TOC's page numbers ascend between most neighbours; an index's terms do
 _FOUND_SHARE = 0.5  # a TOC page is one when half its entries are headings in the body ...
 _CONFIRMING = 5  # ... or this many (its other entries may list tables or figures)
 _APART = 2.0  # em: a page number without leaders is set at least this far from its title
