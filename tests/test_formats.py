@@ -276,3 +276,16 @@ def test_html_doxygen_title_block_and_member_marks(tmp_path):
         (1, "Json::Value Class Reference"), (2, "Detailed Description"),
         (2, "Member Typedef Documentation"), (2, "ArrayIndex")]
     assert "\u25c6" not in doc.markdown
+
+
+def test_html_table_cells_keep_their_words_apart(tmp_path):
+    """Block elements inside a cell (paragraphs, line breaks, code) separate words: before,
+    "<p>cell text</p><pre>line1</pre>" read as "cell textline1"."""
+    html = """<html><head><title>T</title></head><body><h1>T</h1><table>
+    <tr><th>Option</th><th>Meaning</th></tr>
+    <tr><td><p>-v</p><p>--verbose</p></td><td>print more<br>and more<pre>hiqa -v</pre></td></tr>
+    <tr><td><b>-q</b>uiet</td><td>print less</td></tr></table></body></html>"""
+    table = next(b for s in load_document(write(tmp_path, "t.html", html)).sections
+                 for b in s.blocks if b.kind == "table")
+    assert table.rows == (("Option", "Meaning"), ("-v --verbose", "print more and more hiqa -v"),
+                          ("-quiet", "print less"))

@@ -23,6 +23,7 @@ _BLOCK_TAGS = {
     "br", "hr", "figure", "figcaption", "header", "footer", "main", "aside", "td", "th", "tr",
 }
 _SKIP_TAGS = {"script", "style", "nav", "noscript", "template", "svg"}
+_CELL_BREAKS = {"h1", "h2", "h3", "h4", "h5", "h6", "pre", "table"}
 _VOID = {"br", "hr", "img", "meta", "link", "input", "col", "area", "base", "wbr", "source"}
 _NAV_CLASS = re.compile(
     r"\bnav(header|footer|bar)?\b|\bbreadcrumbs?\b|\bskip-?link\b|\bsphinxsidebar\b|\btoc\b",
@@ -104,6 +105,8 @@ class _Collector(HTMLParser):
                 self._cell = []
             elif tag == "caption":
                 self._caption = []
+            elif self._cell is not None and (tag in _BLOCK_TAGS or tag in _CELL_BREAKS):
+                self._cell.append(" ")  # <p>, <br>, <pre> in a cell: words stay apart
             return
         if re.fullmatch(r"h[1-6]", tag) and self._admonitions:
             self._flush()
@@ -148,6 +151,9 @@ class _Collector(HTMLParser):
                 self._admonitions.pop()
             self._box_depth[tag] -= 1
         if self._table_depth:
+            if self._cell is not None and (tag in _BLOCK_TAGS or tag in _CELL_BREAKS) \
+                    and tag not in ("td", "th", "tr"):
+                self._cell.append(" ")
             if tag in ("td", "th") and self._cell is not None and self._rows:
                 self._rows[-1].append(" ".join("".join(self._cell).split()))
                 self._cell = None
