@@ -59,6 +59,8 @@ def contained_f1(gold_path: Path, pred: list[list[object]]) -> float:
     often shorter than the printed heading ("mp_run" for "3.4.6 int mp_run(MP mp)") or lose
     characters ("fontsconf" for "fonts-conf", "F[C]pdfmarkF[]" for "pdfmark"); this column
     shows how much of the strict score's gap is that, never replaces it."""
+    if str(SHARED_BENCH) not in sys.path:  # the scorer lives beside the shared data
+        sys.path.insert(0, str(SHARED_BENCH))
     import score_structure
 
     gold = score_structure.load(str(gold_path))

@@ -28,7 +28,7 @@ _VOID = {"br", "hr", "img", "meta", "link", "input", "col", "area", "base", "wbr
 _NAV_CLASS = re.compile(
     r"\bnav(header|footer|bar)?\b|\bbreadcrumbs?\b|\bskip-?link\b|\bsphinxsidebar\b|\btoc\b",
     re.IGNORECASE)
-_TITLE_BLOCK = re.compile(r"^title$")  # the whole class attribute: Doxygen's page title block
+_TITLE_BLOCK_CLASS = "title"  # the whole class attribute of Doxygen's page title block
 _CHROME_ROLE = frozenset({"navigation", "search", "banner", "contentinfo"})
 _CHROME_ID = frozenset({"sidebar", "searchbox"})
 _PERMALINK_CLASS = re.compile(r"\b(headerlink|anchor-?link|permalink|hash-?link)\b", re.IGNORECASE)
@@ -77,6 +77,7 @@ class _Collector(HTMLParser):
                 self._skip_stack.append(tag)
             return
         cls = " ".join(v or "" for k, v in attrs if k in ("class", "role", "id"))
+        klass = " ".join(v or "" for k, v in attrs if k == "class")
         role = next((v or "" for k, v in attrs if k == "role"), "").casefold()
         ident = next((v or "" for k, v in attrs if k == "id"), "").casefold()
         if (tag in _SKIP_TAGS or role in _CHROME_ROLE or ident in _CHROME_ID
@@ -90,7 +91,7 @@ class _Collector(HTMLParser):
             return
         if tag in _BOX_TAGS:
             self._box_depth[tag] += 1
-            if _ADMONITION_CLASS.search(" ".join(v or "" for k, v in attrs if k == "class")):
+            if _ADMONITION_CLASS.search(klass):
                 self._admonitions.append((tag, self._box_depth[tag]))
         if tag == "table":
             self._flush()
@@ -114,8 +115,7 @@ class _Collector(HTMLParser):
         elif re.fullmatch(r"h[1-6]", tag):
             self._flush()
             self._heading, self._heading_tag = int(tag[1]), tag
-        elif tag == "div" and _TITLE_BLOCK.search(
-                " ".join(v or "" for k, v in attrs if k == "class")) and not self._heading:
+        elif tag == "div" and klass == _TITLE_BLOCK_CLASS and not self._heading:
             # a generator's title block (Doxygen's <div class="title">Json::Value Class
             # Reference</div>) is the page's top heading
             self._flush()

@@ -421,7 +421,8 @@ def detect_headings(
     lines: Sequence[Line], body: float, page_widths: Sequence[float] = ()
 ) -> list[FoundHeading]:
     """Headings of a document without an outline; marks their lines as ``HEADING``."""
-    return _found(lines, _layout_candidates(lines, body, page_widths))
+    cands = _layout_candidates(lines, body, page_widths)
+    return _found(lines, list(zip(cands, _levels(cands), strict=True)))
 
 
 def deeper_headings(
@@ -442,14 +443,15 @@ def deeper_headings(
     if not placed:
         return list(placed)
     by_depth: dict[int, Counter[int]] = defaultdict(Counter)
+    numbers: set[str] = set()
     for h in placed:
         d = numbering_depth(h.title)
         if d is not None:
             by_depth[d][h.level] += 1
+            numbers.add(_number_key(h.title))
     max_depth = max(by_depth, default=None)
-    numbers = {_number_key(h.title) for h in placed if numbering_depth(h.title)}
     extra: list[tuple[_Candidate, int]] = []
-    layout = [c for c, _ in _layout_candidates(lines, body, page_widths)]
+    layout = _layout_candidates(lines, body, page_widths)
     parts = [c for c in layout if c.part]
     titles = {norm_title(c.title) for c in parts}
     if books >= 2 and len(parts) >= 2 and len(titles) == len(parts):
@@ -464,8 +466,7 @@ def deeper_headings(
         if c.depth is None or c.depth <= max_depth or c.part:
             continue
         key = _number_key(c.title)
-        parent = key.rsplit(".", 1)[0]
-        if parent in numbers or any(k in numbers for k in _ancestors(key)):
+        if any(k in numbers for k in _ancestors(key)):
             numbers.add(key)
             extra.append((c, level_of_max + c.depth - max_depth))
     return sorted([*placed, *_found(lines, extra)], key=lambda h: h.anchor)
@@ -474,11 +475,6 @@ def deeper_headings(
 def _ancestors(key: str) -> list[str]:
     parts = key.split(".")
     return [".".join(parts[:k]) for k in range(len(parts) - 1, 0, -1)]
-
-
-def _prominence(ln: Line) -> tuple[float, bool, bool]:
-    """How prominently a line is set: size, then weight, then not monospace."""
-    return _bucket(ln.size), ln.bold, not ln.mono
 
 
 def _found(lines: Sequence[Line], cands: Sequence[tuple[_Candidate, int]]) -> list[FoundHeading]:
@@ -496,8 +492,8 @@ def _found(lines: Sequence[Line], cands: Sequence[tuple[_Candidate, int]]) -> li
 
 def _layout_candidates(
     lines: Sequence[Line], body: float, page_widths: Sequence[float] = ()
-) -> list[tuple[_Candidate, int]]:
-    """Heading candidates from the layout with their levels; no line is marked."""
+) -> list[_Candidate]:
+    """Heading candidates from the layout, in document order; no line is marked."""
     cands = [c for c in _candidates(lines, body) if _acceptable(c, lines)]
     cands = _drop_term_tags(cands, lines)
     cands = _add_plain_numbered(cands, lines, body)
@@ -505,7 +501,7 @@ def _layout_candidates(
     cands = _keep_cover_title_only(cands, lines)
     if page_widths:
         cands = _title_blocks(cands, lines, page_widths)
-    return list(zip(cands, _levels(cands), strict=True))
+    return cands
 
 
 def _heading_title(text: str) -> str:

@@ -16,6 +16,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from .pdf_layout import BODY, CAPTION, TABLE, Line
@@ -120,26 +121,27 @@ def ruled_area(page: Any) -> tuple[float, float, float, float] | None:
         return None
     base = tuple(area)  # the rules outside the bands; margin rules are judged against it alone
     for item in edge:  # a margin rule right next to the ruled area closes a table there
-        ys = (item[1][1], item[2][1]) if item[0] == "l" else (item[1][1], item[1][3])
+        ys = _item_ys(item)
         if min(ys) - base[3] <= _ADJOINING and base[1] - max(ys) <= _ADJOINING:
             area[1], area[3] = min(area[1], *ys), max(area[3], *ys)
     pad = 2.0
     return (area[0] - pad, area[1] - pad, area[2] + pad, area[3] + pad)
 
 
+def _item_ys(item: Any) -> tuple[float, float]:
+    """The y extent of a line ("l": two points) or a rectangle ("re": a rect) drawing item."""
+    return (item[1][1], item[2][1]) if item[0] == "l" else (item[1][1], item[1][3])
+
+
 def _in_margin(item: Any, top: float, bottom: float) -> bool:
-    if item[0] == "l":
-        ys = (item[1][1], item[2][1])
-    else:
-        ys = (item[1][1], item[1][3])
+    ys = _item_ys(item)
     return max(ys) <= top or min(ys) >= bottom
 
 
 def _positions(xs: set[int], tol: int = 4) -> int:
     """Distinct positions among ``xs``, those closer than ``tol`` points counted once."""
     ordered = sorted(xs)
-    return sum(1 for a, b in zip([None, *ordered], ordered, strict=False)
-               if a is None or b - a > tol)
+    return min(1, len(ordered)) + sum(1 for a, b in pairwise(ordered) if b - a > tol)
 
 
 def aligned_regions(page_dict: dict[str, Any]) -> list[tuple[float, float, float, float]]:

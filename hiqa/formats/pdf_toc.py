@@ -37,10 +37,11 @@ from typing import Any
 from .pdf_layout import BODY, NAV, Line, norm_title, numbering_depth, strip_numbering
 
 _LEADER_RUN = re.compile(r"(?:[.\u00b7\u2024\u2027_\u2026]\s*){3,}")
-_PAGE_PREFIX = re.compile(r"^(?:\d{1,4}|[ivxlcdm]{1,7})(?:,\s*\d{1,4})*\s+")
+
 _LEADERS = re.compile(r"[ .\u00b7\u2024\u2027_\u2026]+$")  # dot leaders and the spaces in them
 _ONLY_LEADERS = re.compile(r"^[ .\u00b7\u2024\u2027_\u2026]{3,}$")
 _ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
+_PAGE_PREFIX = re.compile(r"^(?:\d{1,4}|" + _ROMAN + r")(?:,\s*\d{1,4})*\s+")
 _NUM = re.compile(r"(?<![\w,:;/-])(?<!\w\.)(?P<num>\d{1,4}|" + _ROMAN + "|" + _ROMAN.upper() + ")$")
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 _MIN_ROWS = 3  # a navigation page has at least this many page-reference rows
@@ -180,6 +181,12 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
     return toc
 
 
+def _index_pairs(rows: Sequence[_Row]) -> list[tuple[str, int]]:
+    """(term, printed page) of an index page's rows, terms of three characters or more."""
+    pairs = [(_term(r.ref[0]), _value(r.ref[1])[0]) for r in rows if r.ref is not None]
+    return [(t, n) for t, n in pairs if len(t) >= 3]
+
+
 def _term(title: str) -> str:
     """The term an index row's page number belongs to: the last one on the row (the rows of
     two columns are read as one, "aes . . . 37 base64 . . . 9"), up to a comma."""
@@ -214,9 +221,7 @@ def _confirm_index(index: Sequence[tuple[int, list[_Row]]], lines: Sequence[Line
     n_pages = len(page_starts) - 1
     texts = [" ".join(lines[i].text for i in range(page_starts[p], page_starts[p + 1])
                       if lines[i].role != NAV).casefold() for p in range(n_pages)]
-    pairs = [(_term(r.ref[0]), _value(r.ref[1])[0])
-             for _, rows in sorted(index) for r in rows if r.ref is not None]
-    pairs = [(t, n) for t, n in pairs if len(t) >= 3]
+    pairs = [pair for _, rows in sorted(index) for pair in _index_pairs(rows)]
 
     def hits(offset: int, sample: Sequence[tuple[str, int]]) -> int:
         return sum(1 for t, n in sample
@@ -227,8 +232,7 @@ def _confirm_index(index: Sequence[tuple[int, list[_Row]]], lines: Sequence[Line
     offsets = [toc.offset] if toc.offset is not None else range(_MAX_OFFSET)
     best = max(offsets, key=lambda o: hits(o, sample), default=0)
     for page_no, rows in index:
-        own = [(_term(r.ref[0]), _value(r.ref[1])[0]) for r in rows if r.ref is not None]
-        own = [(t, n) for t, n in own if len(t) >= 3]
+        own = _index_pairs(rows)
         if own and hits(best, own) >= _FOUND_SHARE * len(own):
             toc.index_pages.append(page_no)
         else:
@@ -333,10 +337,8 @@ def _reference(text: str, parts: Sequence[Line], leaders: bool) -> tuple[str, st
     before = text[: m.start()]
     title = _LEADERS.sub("", before).strip()
     if not title:  # leaders and a number alone: the end of a title wrapped from the row above
-        dots = sum(before.count(c) for c in ".\u00b7\u2024\u2027_") >= 3 or "\u2026" in before
-        return ("", m.group("num")) if dots or leaders else None
-    tail = before[len(title):]
-    leaders = leaders or sum(tail.count(c) for c in ".\u00b7\u2024\u2027_") >= 3 or "\u2026" in tail
+        return ("", m.group("num")) if leaders or _dotted(before) else None
+    leaders = leaders or _dotted(before[len(title):])
     last = parts[-1]
     if len(parts) >= 2 and last.text.strip() == m.group("num"):
         gap = last.x0 - parts[-2].x1
@@ -344,6 +346,12 @@ def _reference(text: str, parts: Sequence[Line], leaders: bool) -> tuple[str, st
         gap = last.tail_gap if last.text.endswith(m.group("num")) else 0.0
     apart = gap >= _APART * last.size
     return (title, m.group("num")) if leaders or apart else None
+
+
+def _dotted(leaders: str) -> bool:
+    """``leaders`` (what ``_LEADERS`` strips after a title) holds dot leaders: three dots or
+    more, or an ellipsis."""
+    return sum(leaders.count(c) for c in ".\u00b7\u2024\u2027_") >= 3 or "\u2026" in leaders
 
 
 def _value(num: str) -> tuple[int, bool]:
