@@ -17,6 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 MACHINE_PATH = re.compile(r"(?<![\w.~/-])/(?:work|home|root|tmp)/")
 """An absolute path under a home, work or temporary folder; ``../tmp/x`` and URLs do not match."""
 ALLOWED: dict[str, str] = {}
+# third-party pages copied byte for byte as fixtures: their text is theirs (a "make DESTDIR=..."
+# example in the GNU Coding Standards names a temporary folder), not a path of this project
+COPIED = "tests/fixtures/html/"
 
 
 def machine_paths(text: str) -> list[str]:
@@ -46,7 +49,7 @@ def test_no_tracked_file_names_a_machine_path() -> None:
     found = {}
     for path in tracked_files():
         rel = path.relative_to(ROOT).as_posix()
-        if rel in ALLOWED or not path.is_file():
+        if rel in ALLOWED or rel.startswith(COPIED) or not path.is_file():
             continue
         data = path.read_bytes()
         if b"\0" in data[:8192]:

@@ -111,8 +111,9 @@ def test_html_definition_lists(tmp_path):
     <dd><p>Operation not permitted.</p></dd><dt>-a</dt><dt>--all</dt><dd><p>All of them.</p></dd>
     </dl><h1>Other</h1><dl><dt>Lone</dt><dd>one</dd></dl></body></html>"""
     doc = load_document(write(tmp_path, "lib.html", html))
-    assert tree(doc) == [(1, "heading", "Errors"), (2, "term", "EPERM"),
-                         (2, "term", "-a, --all"), (1, "heading", "Other")]
+    # no heading spells the <title>: it heads the page, the h1 sections one below (issue #31)
+    assert tree(doc) == [(1, "heading", "lib"), (2, "heading", "Errors"), (3, "term", "EPERM"),
+                         (3, "term", "-a, --all"), (2, "heading", "Other")]
     by_title = {s.title: s for s in doc.sections}
     assert by_title["-a, --all"].body == "All of them."
     assert by_title["Other"].body == "Lone\n\none"
