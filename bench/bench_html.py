@@ -2,8 +2,9 @@
 
     python bench/bench_html.py                 # gold pages: one row per generator + mean/worst
     python bench/bench_html.py --pages         # one row per page
-    python bench/bench_html.py --speed         # + pages/s over every installed page of the dev
+    python bench/bench_html.py --speed         # + pages/s over pages of the installed dev
                                                #   packages, and the single-page autoconf manual
+    python bench/bench_html.py --quick         # smoke run
 
 Each ``NAME.html`` beside a ``NAME.gold.json`` (written by hand from the page's HTML, see
 ``tests/fixtures/html/GOLD_SPEC.md``) is read by HiQA's HTML reader and scored with
@@ -137,8 +138,14 @@ def main() -> None:
     ap.add_argument("--pages", action="store_true", help="one row per page")
     ap.add_argument("--speed", action="store_true", help="pages/s on the installed dev packages")
     ap.add_argument("--speed-pages", type=int, default=60, help="pages per generator (--speed)")
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke run: one gold page per generator, 2 pages per speed set")
     args = ap.parse_args()
-    rows = [score_page(g) for g in sorted(args.fixtures.glob("*/*.gold.json"))]
+    golds = sorted(args.fixtures.glob("*/*.gold.json"))
+    if args.quick:
+        golds = [next(g for g in golds if g.parent == d) for d in sorted({g.parent for g in golds})]
+        args.speed_pages = 2
+    rows = [score_page(g) for g in golds]
     if not rows:
         raise SystemExit(f"no *.gold.json under {args.fixtures}")
     if args.pages:

@@ -31,6 +31,7 @@ _BLOCK_TAGS = {
 _SKIP_TAGS = {"script", "style", "nav", "noscript", "template", "svg", "form", "button",
               "input", "select", "textarea"}
 _FRAME_TAGS = ("div", "table", "header", "footer", "ul", "section", "aside", "p", "address", "hr")
+_NO_SPACE = str.maketrans("", "", " \n\t\r\xa0")
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _ROOT_CLASS = re.compile(
     r"\b(body|contents|content|document|main-content|rst-content|md-content)\b", re.IGNORECASE)
@@ -55,6 +56,7 @@ _PERMALINK_CLASS = re.compile(r"\b(headerlink|anchor-?link|permalink|hash-?link)
 _PERMALINK_MARK = re.compile(r"\s*(?:[¶§#🔗]+|\[link\])$")
 _LEAD_MARK = re.compile(r"^[◆¶§🔗]\s*")
 _HEADING_TAG = re.compile(r"h[1-6]")
+_HEADING_TAGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 _BOOK_SUFFIX = re.compile(r"\s+\([^()]+\)$")
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*|[a-z](?:\.\d+)+)\.?\s+")
 _TITLE_SEPARATORS = re.compile(r"\s+(?:[—–|·«»:]{1,2}|-)\s+|:\s+")
@@ -298,7 +300,7 @@ def parse_html(
     text: str, *, doc_id: str, source: str, warnings: list[str] | tuple[str, ...] = ()
 ) -> Document:
     """The page's content (its root found and its frame left out, see ``_content_root`` and
-    ``_is_chrome``) as a document whose levels follow the markup (``_nested``, ``_rebased``)."""
+    ``_Frame``) as a document whose levels follow the markup (``_nested``, ``_rebased``)."""
     page = _parse(text)
     page_title = None
     events: list[Event] = []
@@ -306,14 +308,14 @@ def parse_html(
         page_title = " ".join((page.findtext(".//title") or "").split()) or None
         body = page.find("body")
         body = page if body is None else body
-        sizes = _text_sizes(body)
-        target = _redirect_target(page, sizes.get(body, 0))
+        frame = _Frame(body)
+        target = _redirect_target(page, frame.size.get(body, 0))
         if target is not None:
             raise EmptyDocumentError(source, f"a redirect page (to {target or 'another page'}): "
                                              "it has no content of its own; ingest its target")
         collector = _Collector()
-        for top in _content(body, _content_root(body, sizes)):
-            _walk(top, collector)
+        for top in _content(body, _content_root(body, frame.size), frame):
+            _walk(top, collector, frame)
         collector.close()
         events = _nested(collector.events, collector.heading_elements)
     events, title = _titled(events, page_title)
@@ -341,71 +343,101 @@ def _tokens(el: lxml.html.HtmlElement) -> str:
     return f"{el.get('class') or ''} {el.get('id') or ''}"
 
 
-def _is_chrome(el: lxml.html.HtmlElement) -> bool:
-    """Navigation, search, sidebars, page headers/footers and permalink marks: the site's frame
-    around a page, recognised by the markup every generator uses for it (elements and ARIA
-    roles, class and id words), never by its wording."""
-    tag = el.tag
-    if tag in _SKIP_TAGS:
-        return True
-    role = (el.get("role") or "").casefold()
-    if role in _CHROME_ROLE or (el.get("id") or "").casefold() in _CHROME_ID:
-        return True
-    if tag in _FRAME_TAGS and _NAV_CLASS.search(_tokens(el)):
-        return True
-    if tag in _FRAME_TAGS and _HEADER_CLASS.search(_tokens(el)) and _link_bar(el):
-        return True
-    if tag in ("a", "span", "div") and _TOOL_CLASS.search(el.get("class") or ""):
-        return True
-    if tag in ("a", "span") and _PERMALINK_CLASS.search(el.get("class") or ""):
-        return len("".join(el.itertext()).strip()) <= 2  # a mark, not a word
-    return tag in ("ul", "ol", "div", "p", "table") and _local_toc(el)
+class _Frame:
+    """Which elements are the site's frame around the page, and how much content text each
+    element holds, from one pass over the DOM (children before parents, so each test reads
+    counts instead of walking a subtree again: a 2 MB single-page manual has 70k elements).
+
+    The frame (navigation, search, sidebars, page headers/footers, permalink marks, page tools)
+    is recognised by the markup every generator uses for it (elements, ARIA roles, class and id
+    words, links), never by its wording.
+    """
+
+    def __init__(self, body: lxml.html.HtmlElement) -> None:
+        self.chrome: set[lxml.html.HtmlElement] = set()
+        self.size: dict[lxml.html.HtmlElement, int] = {}  # content characters, frame left out
+        self._raw: dict[lxml.html.HtmlElement, int] = {}  # all characters (white space aside)
+        self._linked: dict[lxml.html.HtmlElement, int] = {}  # characters inside links
+        self._links: dict[lxml.html.HtmlElement, tuple[int, int]] = {}  # (links, links in page)
+        self._heads: dict[lxml.html.HtmlElement, int] = {}  # headings at or under it
+        for el in reversed(list(body.iter())):
+            if isinstance(el.tag, str):
+                self._count(el, is_body=el is body)
+
+    def _count(self, el: lxml.html.HtmlElement, *, is_body: bool) -> None:
+        kids = []
+        loose = _chars(el.text) if el.text else 0
+        raw = linked = links = local = heads = size = 0
+        for c in el:
+            if c.tail:
+                loose += _chars(c.tail)
+            if isinstance(c.tag, str):
+                kids.append(c)
+                raw += self._raw[c]
+                linked += self._linked[c]
+                n, m = self._links[c]
+                links, local, heads, size = links + n, local + m, heads + self._heads[c], \
+                    size + self.size[c]
+        self._raw[el] = raw = raw + loose
+        if el.tag == "a":
+            linked = raw
+            links, local = links + 1, local + (el.get("href") or "").startswith("#")
+        self._linked[el] = linked
+        self._links[el] = (links, local)
+        self._heads[el] = heads + _is_heading(el)
+        if not is_body and self._frame(el, kids):
+            self.chrome.add(el)
+            self.size[el] = 0
+        else:
+            self.size[el] = loose + size
+
+    def _frame(self, el: lxml.html.HtmlElement, kids: list[lxml.html.HtmlElement]) -> bool:
+        tag = el.tag
+        if tag in _SKIP_TAGS:
+            return True
+        role = (el.get("role") or "").casefold()
+        if role in _CHROME_ROLE or (el.get("id") or "").casefold() in _CHROME_ID:
+            return True
+        klass = el.get("class") or ""
+        if tag in _FRAME_TAGS and _NAV_CLASS.search(_tokens(el)):
+            return True
+        if tag in _FRAME_TAGS and _HEADER_CLASS.search(_tokens(el)) and self._link_bar(el):
+            return True
+        if tag in ("a", "span", "div") and _TOOL_CLASS.search(klass):
+            return True
+        if tag in ("a", "span") and _PERMALINK_CLASS.search(klass):
+            return self._raw[el] <= 2  # a mark, not a word
+        return tag in ("ul", "ol", "div", "p", "table") and self._local_toc(el, kids)
+
+    def _link_bar(self, el: lxml.html.HtmlElement) -> bool:
+        """Short, mostly links, no heading: a bar of links to other pages (Texinfo's "Next:
+        ..., Previous: ..., Up: ..." header)."""
+        text = self._raw[el]
+        return text < 400 and self._linked[el] >= 0.5 * text and not self._heads[el]
+
+    def _local_toc(self, el: lxml.html.HtmlElement, kids: list[lxml.html.HtmlElement]) -> bool:
+        """A list of links into the page itself (pod2html's index, a "Contents" box): the
+        headings it repeats follow, so the list is navigation.  Three links or more, all into
+        the page, and no text outside them; at most one heading, its label, first ("Table of
+        Contents" over Texinfo's list): a block with more headings is content (a Javadoc summary
+        links each member it lists)."""
+        links, local = self._links[el]
+        if links < 3 or local < links:
+            return False
+        heads = self._heads[el]
+        if heads > 1 or (heads and not (kids and _is_heading(kids[0]))):
+            return False
+        label = self._raw[kids[0]] if heads else 0
+        return self._linked[el] >= 0.9 * (self._raw[el] - label)
+
+
+def _is_heading(el: lxml.html.HtmlElement) -> bool:
+    return el.tag in _HEADING_TAGS or _title_block(el)
 
 
 def _chars(text: str) -> int:
     """Characters other than white space (the indentation between list items is not text)."""
-    return len(text) - sum(text.count(c) for c in " \n\t\r")
-
-
-def _link_bar(el: lxml.html.HtmlElement) -> bool:
-    """Short, mostly links, no heading: a bar of links to other pages."""
-    text = _chars(el.text_content())
-    linked = sum(_chars(a.text_content()) for a in el.iter("a"))
-    return text < 400 and linked >= 0.5 * text and not any(
-        isinstance(d.tag, str) and (_HEADING_TAG.fullmatch(d.tag) or _title_block(d))
-        for d in el.iter())
-
-
-def _local_toc(el: lxml.html.HtmlElement) -> bool:
-    """A list of links into the page itself (pod2html's index, a "Contents" box): the headings
-    it repeats follow, so the list is navigation.  Three links or more and no text outside
-    them; at most one heading, its label, first ("Table of Contents" over Texinfo's list): a
-    block with more headings is content (a Javadoc summary links each member it lists)."""
-    links = el.findall(".//a")
-    if len(links) < 3 or not all((a.get("href") or "").startswith("#") for a in links):
-        return False
-    heads = [d for d in el.iter() if isinstance(d.tag, str) and _HEADING_TAG.fullmatch(d.tag)]
-    if len(heads) > 1 or (heads and heads[0] is not next(iter(el), None)):
-        return False
-    label = _chars(heads[0].text_content()) if heads else 0
-    linked = sum(_chars(a.text_content()) for a in links)
-    return linked >= 0.9 * (_chars(el.text_content()) - label)
-
-
-def _text_sizes(body: lxml.html.HtmlElement) -> dict[lxml.html.HtmlElement, int]:
-    """Characters of text under each element, chrome left out (one pass, children first)."""
-    sizes: dict[lxml.html.HtmlElement, int] = {}
-    for el in reversed(list(body.iter())):
-        if not isinstance(el.tag, str):
-            continue
-        if el is not body and _is_chrome(el):
-            sizes[el] = 0
-            continue
-        n = len((el.text or "").strip())
-        for child in el:
-            n += sizes.get(child, 0) + len((child.tail or "").strip())
-        sizes[el] = n
-    return sizes
+    return len(text.translate(_NO_SPACE))
 
 
 def _content_root(body: lxml.html.HtmlElement,
@@ -438,8 +470,8 @@ def _root_rank(el: lxml.html.HtmlElement) -> int | None:
     return None
 
 
-def _content(body: lxml.html.HtmlElement,
-             root: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
+def _content(body: lxml.html.HtmlElement, root: lxml.html.HtmlElement,
+             frame: _Frame) -> list[lxml.html.HtmlElement]:
     """The content root, and before it what the page heads its content with outside the
     root: going up from the root, the earlier siblings from the first one that holds a
     heading (Doxygen's title block stands in the page header, outside ``div.contents``;
@@ -453,20 +485,18 @@ def _content(body: lxml.html.HtmlElement,
             break
         before = [el for el in node.itersiblings(preceding=True) if isinstance(el.tag, str)]
         before.reverse()  # document order
-        first = next((k for k, el in enumerate(before) if _holds_heading(el)), None)
+        first = next((k for k, el in enumerate(before) if _holds_heading(el, frame)), None)
         if first is not None:
             tops = before[first:] + tops
         node = parent
     return tops
 
 
-def _holds_heading(el: lxml.html.HtmlElement) -> bool:
-    """``el`` is or holds a heading outside chrome."""
-    if not isinstance(el.tag, str) or _is_chrome(el):
+def _holds_heading(el: lxml.html.HtmlElement, frame: _Frame) -> bool:
+    """``el`` is or holds a heading outside the frame."""
+    if not isinstance(el.tag, str) or el in frame.chrome:
         return False
-    if _HEADING_TAG.fullmatch(el.tag) or _title_block(el):
-        return True
-    return any(_holds_heading(child) for child in el)
+    return _is_heading(el) or any(_holds_heading(child, frame) for child in el)
 
 
 def _title_block(el: lxml.html.HtmlElement) -> bool:
@@ -482,7 +512,7 @@ def _redirect_target(page: lxml.html.HtmlElement, text_size: int) -> str | None:
     return None
 
 
-def _walk(top: lxml.html.HtmlElement, collector: _Collector) -> None:
+def _walk(top: lxml.html.HtmlElement, collector: _Collector, frame: _Frame) -> None:
     """Feed ``top``'s subtree to the collector as start/data/end calls, chrome skipped.  The
     text after an element (its tail) belongs to its parent and is kept even when the element
     is chrome; ``top``'s own tail is outside it."""
@@ -492,7 +522,7 @@ def _walk(top: lxml.html.HtmlElement, collector: _Collector) -> None:
         tail = el.tail if el is not top else None
         if closing:
             collector.handle_endtag(el.tag)
-        elif not isinstance(el.tag, str) or (el is not top and _is_chrome(el)):
+        elif not isinstance(el.tag, str) or (el is not top and el in frame.chrome):
             pass  # a comment, a processing instruction, or chrome
         else:
             collector.element = el
