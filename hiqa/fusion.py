@@ -22,11 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 
 import numpy as np
 
-from .params import check_alpha, check_beta
+from .params import FusionMethod, check_alpha, check_beta
 
 RRF_K = 60
 """Rank constant of reciprocal rank fusion (Cormack et al., 2009), as in Qdrant's server."""
@@ -249,29 +248,6 @@ def _fuse_rrf(c: Candidates, alpha: float, beta: float) -> Contributions:
         "bm25": (1 - alpha) / (RRF_K + bm25),
         "keyword": beta * keyword_bonus(c.matches) / (RRF_K + 1),
     }
-
-
-class FusionMethod(str, Enum):
-    """How the routes' scores are made comparable before Eq. 2's weighted sum."""
-
-    MINMAX = "minmax"
-    ZSCORE = "zscore"
-    RRF = "rrf"
-    CC = "cc"
-    RAW = "raw"
-
-    def __str__(self) -> str:
-        return self.value
-
-    @staticmethod
-    def from_str(name: str) -> FusionMethod:
-        methods = {m.value: m for m in FusionMethod}
-        method = methods.get(name.strip().lower())
-        if method is None:
-            raise ValueError(
-                f"Unknown fusion method {name!r}; valid methods are: {', '.join(methods)}"
-            )
-        return method
 
 
 _METHODS: dict[FusionMethod, Callable[[Candidates, float, float], Contributions]] = {

@@ -1,4 +1,6 @@
-"""The one check of the ranking parameters every entry point accepts (CLI, Python API, app).
+"""The one check of the ranking parameters every entry point accepts (CLI, Python API, app),
+and the fusion methods it checks against (``FusionMethod``; ``hiqa.fusion`` implements them and
+imports this module, never the other way round).
 
 Eq. 2 (paper §3.3) is only meaningful for a dense weight ``α`` in [0, 1], a keyword weight
 ``β ≥ 0`` (at most 1 for the convex combination ``cc``) and a result count ``k ≥ 1``.  Outside
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from .errors import ParameterError
@@ -25,10 +28,31 @@ def _number(name: str, value: Any, meaning: str) -> float:
         raise ParameterError(f"{name} must be a number ({meaning}), got {value!r}") from None
 
 
+class FusionMethod(str, Enum):
+    """How the routes' scores are made comparable before Eq. 2's weighted sum."""
+
+    MINMAX = "minmax"
+    ZSCORE = "zscore"
+    RRF = "rrf"
+    CC = "cc"
+    RAW = "raw"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @staticmethod
+    def from_str(name: str) -> FusionMethod:
+        methods = {m.value: m for m in FusionMethod}
+        method = methods.get(name.strip().lower())
+        if method is None:
+            raise ValueError(
+                f"Unknown fusion method {name!r}; valid methods are: {', '.join(methods)}"
+            )
+        return method
+
+
 def check_method(method: Any) -> str:
     """The fusion method's canonical name; the error lists the valid ones."""
-    from .fusion import FusionMethod
-
     try:
         return FusionMethod.from_str(str(method)).value
     except ValueError as exc:

@@ -11,7 +11,6 @@ process per folder, and the error for a second one says which process holds it.
 """
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import sqlite3
@@ -19,10 +18,19 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from ..errors import CollectionError, StorageError
+from ..errors import CollectionError
 from ..handles import HANDLES
 from ..settings import Settings
-from .base import BATCH, HEAD_FIELD, VECTOR_NAMES, Record, Store, payload_key, version_key
+from .base import (
+    BATCH,
+    HEAD_FIELD,
+    VECTOR_NAMES,
+    Record,
+    Store,
+    payload_key,
+    storage_error,
+    version_key,
+)
 from .edge import EdgeStore, _describe_process
 
 __all__ = ["BATCH", "HEAD_FIELD", "VECTOR_NAMES", "ClientStore", "EdgeStore", "Record", "Store",
@@ -127,53 +135,3 @@ def close_all() -> None:
     HANDLES.close_all()
 
 
-def tune_local_storage(client: Any, name: str) -> None:
-    """Let Qdrant local mode's SQLite file commit in WAL mode instead of fsyncing every point.
-
-    Local mode persists each point in its own transaction; with the default rollback journal
-    every one is an fsync (measured: 40 points/s; 512 points 12 s vs 0.33 s in WAL mode).  WAL
-    with ``synchronous=NORMAL`` stays consistent after a crash; a power cut can lose only the
-    last commits, which the registry rules (``hiqa.collection``) already tolerate.  This reaches
-    into qdrant-client internals, so any surprise leaves the defaults in place.
-    """
-    with contextlib.suppress(Exception):
-        conn = client._client.collections[name].storage.storage  # type: ignore[attr-defined]
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-
-
-def storage_error(exc: BaseException, data_dir: Path) -> StorageError:
-    """A message for an index or cache that cannot be used: which folder, why, what to do.
-
-    Qdrant local mode opens its SQLite files for writing even to search, so a read-only data
-    directory fails on every command, not only on ingest.
-    """
-    where = getattr(exc, "filename", None) or data_dir
-    server = "or run a Qdrant server and set HIQA_QDRANT_URL"
-    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
-        problem = f"{where}: the disk is full"
-        fix = "free some space or choose a data directory on another disk with --data-dir"
-    elif isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
-        problem = f"{where}: a damaged SQLite file ({exc})"
-        fix = ("move the damaged file away, or start a new data directory and ingest again "
-               "(`hiqa --data-dir NEW ingest ...`)")
-    elif isinstance(exc, OSError) and exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
-        problem = f"{where}: {exc.strerror or exc}"
-        fix = "pass --data-dir (or set HIQA_DATA_DIR) to a folder you can write"
-    else:
-        ro = (getattr(exc, "errno", None) == errno.EROFS or _read_only(data_dir)
-              or "readonly" in str(exc))
-        problem = (f"{where}: {'it is read-only' if ro else 'permission denied'}; HiQA writes its "
-                   "index there even to search")
-        fix = (f"make it writable, or copy it somewhere writable and pass --data-dir (or set "
-               f"HIQA_DATA_DIR), {server}")
-    return StorageError(f"cannot use the data directory {data_dir} ({problem}). Fix: {fix}.")
-
-
-def _read_only(path: Path) -> bool:
-    while not path.exists() and path != path.parent:
-        path = path.parent
-    try:
-        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
-    except OSError:
-        return False

@@ -12,12 +12,18 @@ ingest or of a version being replaced are never returned.
 """
 from __future__ import annotations
 
+import errno
+import os
+import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from ..errors import StorageError
 
 VECTOR_NAMES = ("hca", "content")
 SEARCHED_VECTORS = ("hca",)
@@ -200,3 +206,40 @@ def cosine(rows: np.ndarray, qvec: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(rows, axis=1) * (np.linalg.norm(qvec) or 1.0)
     norms[norms == 0] = 1.0
     return (rows @ np.asarray(qvec, dtype=np.float32)) / norms
+
+
+def storage_error(exc: BaseException, data_dir: Path) -> StorageError:
+    """A message for an index or cache that cannot be used: which folder, why, what to do.
+
+    Qdrant local mode opens its SQLite files for writing even to search, so a read-only data
+    directory fails on every command, not only on ingest.
+    """
+    where = getattr(exc, "filename", None) or data_dir
+    server = "or run a Qdrant server and set HIQA_QDRANT_URL"
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        problem = f"{where}: the disk is full"
+        fix = "free some space or choose a data directory on another disk with --data-dir"
+    elif isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+        problem = f"{where}: a damaged SQLite file ({exc})"
+        fix = ("move the damaged file away, or start a new data directory and ingest again "
+               "(`hiqa --data-dir NEW ingest ...`)")
+    elif isinstance(exc, OSError) and exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+        problem = f"{where}: {exc.strerror or exc}"
+        fix = "pass --data-dir (or set HIQA_DATA_DIR) to a folder you can write"
+    else:
+        ro = (getattr(exc, "errno", None) == errno.EROFS or _read_only(data_dir)
+              or "readonly" in str(exc))
+        problem = (f"{where}: {'it is read-only' if ro else 'permission denied'}; HiQA writes its "
+                   "index there even to search")
+        fix = (f"make it writable, or copy it somewhere writable and pass --data-dir (or set "
+               f"HIQA_DATA_DIR), {server}")
+    return StorageError(f"cannot use the data directory {data_dir} ({problem}). Fix: {fix}.")
+
+
+def _read_only(path: Path) -> bool:
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False

@@ -7,6 +7,7 @@ exercise this code path in tests without a server.
 """
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -63,8 +64,6 @@ class ClientStore(Store):
 
     def _tune(self) -> None:
         if not self._tuned:
-            from . import tune_local_storage
-
             tune_local_storage(self.client, self.qdrant_name)  # a no-op on a server
             self._tuned = True
 
@@ -190,3 +189,18 @@ class ClientStore(Store):
 
     def count(self) -> int:
         return int(self.client.count(self.qdrant_name, exact=True).count) if self.exists() else 0
+
+
+def tune_local_storage(client: Any, name: str) -> None:
+    """Let Qdrant local mode's SQLite file commit in WAL mode instead of fsyncing every point.
+
+    Local mode persists each point in its own transaction; with the default rollback journal
+    every one is an fsync (measured: 40 points/s; 512 points 12 s vs 0.33 s in WAL mode).  WAL
+    with ``synchronous=NORMAL`` stays consistent after a crash; a power cut can lose only the
+    last commits, which the registry rules (``hiqa.collection``) already tolerate.  This reaches
+    into qdrant-client internals, so any surprise leaves the defaults in place.
+    """
+    with contextlib.suppress(Exception):
+        conn = client._client.collections[name].storage.storage  # type: ignore[attr-defined]
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")

@@ -31,6 +31,7 @@ from .base import (
     Store,
     hnsw_ef,
     record_of,
+    storage_error,
 )
 
 _SCROLL = 1024
@@ -141,16 +142,12 @@ class EdgeStore(Store):
             self.directory.mkdir(parents=True, exist_ok=True)
             shard = opener()
         except OSError as exc:
-            from . import storage_error
-
             raise storage_error(exc, self.directory.parent.parent) from exc
         except Exception as exc:
             if "WouldBlock" not in str(exc) and "lock" not in str(exc).lower():
                 code = re.search(r"\(os error (\d+)\)", str(exc))
                 if code is None:
                     raise
-                from . import storage_error
-
                 os_error = OSError(int(code.group(1)), os.strerror(int(code.group(1))),
                                    str(self.directory))
                 raise storage_error(os_error, self.directory.parent.parent) from exc
