@@ -153,6 +153,17 @@ def test_empty_data_dir_explains_what_to_do(tmp_path, monkeypatch):
 
 
 # ------------------------------------------------------------------ chat
+def assert_moves(before: list[str], table) -> None:
+    """Each row's move says where it stood in ``before``: places risen (▲n), fallen (▼n),
+    unchanged (=) or new to the list."""
+    keys = list(table["section"] + table["document"])
+    expected = [("new" if key not in before else
+                 "=" if before.index(key) == i else
+                 f"▲{before.index(key) - i}" if before.index(key) > i else
+                 f"▼{i - before.index(key)}") for i, key in enumerate(keys)]
+    assert list(table["move"]) == expected
+
+
 def test_chat_extractive_answer_with_citations_and_live_rerank(app):
     at = ask(app, "how do I print the newline counts with wc?")
     answer = texts(at.chat_message[1].markdown)
@@ -165,12 +176,23 @@ def test_chat_extractive_answer_with_citations_and_live_rerank(app):
     at.slider(key="_w_alpha").set_value(0.0).run()  # BM25 only: re-fusion, no new retrieval
     assert not at.exception
     assert "α = 0.00" in texts(at.caption)
-    after = at.table[0].value
-    assert list(after["section"] + after["document"]) != before or set(after["move"]) == {"="}
+    assert_moves(before, at.table[0].value)  # the named document's segments stay first
     at.slider(key="_w_top_k").set_value(3).run()
     assert len(at.table[0].value) == 3
     at.selectbox(key="_w_method").set_value("rrf").run()
     assert "rrf" in texts(at.caption)
+
+
+def test_chat_move_column_follows_the_rerank(app):
+    at = ask(app, "output the first part of files")  # names no document: the weights decide
+    at.slider(key="_w_alpha").set_value(1.0).run()  # dense only
+    table = at.table[0].value
+    before = list(table["section"] + table["document"])
+    at.slider(key="_w_alpha").set_value(0.0).run()  # BM25 only
+    after = at.table[0].value
+    assert list(after["section"] + after["document"]) != before
+    assert set(after["move"]) != {"="}
+    assert_moves(before, after)
 
 
 def test_chat_says_which_document_the_question_names_and_ranks_it_first(app):

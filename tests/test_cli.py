@@ -61,7 +61,11 @@ def test_ingest_search_ask_space_preset(settings, corpus, capsys):
     assert set(hits[0]["contributions"]) == {"dense", "bm25", "keyword"}
     assert run(settings, "ask", "tail: follow appended data", "-c", "man", "-k", "2") == 0
     out, err = capsys.readouterr()
-    assert "[1]" in out or "[2]" in out
+    answer, sources = out.split("\nSources:")
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", answer)}
+    listed = [ln for ln in sources.splitlines() if ln.strip()]
+    assert cited and cited <= set(range(1, len(listed) + 1)), (cited, listed)  # real sources only
+    assert "tail.1.md" in listed[0] and "OPTIONS" in listed[0]  # the best source first
     assert "extractive" in err
     assert run(settings, "space", "-c", "man", "--json") == 0
     space = json.loads(capsys.readouterr().out)

@@ -46,7 +46,10 @@ def test_head_score_has_no_length_normalisation() -> None:
     # lucene BM25 with b = 0 and tf = 1: idf · tf / (tf + k1)
     idf = math.log(1 + (2 - 2 + 0.5) / (2 + 0.5))
     assert math.isclose(s[0], idf / (1 + K1), rel_tol=1e-5)
-    assert K1 > 0
+    # the term twice in one head: tf / (tf + k1) saturates, it does not double
+    twice = LexicalIndex.build(["a", "b"], ["x", "y"], heads=["doc doc > h", "other > h"])
+    assert math.isclose(twice.scores("doc")[0],
+                        math.log(1 + (2 - 1 + 0.5) / (1 + 0.5)) * 2 / (2 + K1), rel_tol=1e-5)
 
 
 def test_save_and_load_round_trip(tmp_path) -> None:

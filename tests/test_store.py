@@ -332,8 +332,9 @@ def test_the_points_are_built_in_segments_of_a_fixed_size_as_they_arrive(tmp_pat
     across them."""
     from hiqa.store import edge as edge_module
 
-    monkeypatch.setattr(edge_module, "SEGMENT_POINTS", edge_module.SEGMENT_POINTS)
-    monkeypatch.setattr(edge_module, "HNSW_FROM", edge_module.HNSW_FROM)
+    # a segment every 4,000 points instead of 50,000 (restored after the test)
+    monkeypatch.setattr(edge_module, "SEGMENT_POINTS", 4_000)
+    monkeypatch.setattr(edge_module, "HNSW_FROM", 4_000)
     s, ids, v = _segmented_store(tmp_path / "shard", 14_000)
     assert len(_built(tmp_path / "shard")) == 3  # at 4k, 8k and 12k points, during the writes
     assert s.unbuilt == 2_000 and not s.build_due()
