@@ -199,3 +199,18 @@ def test_xhtml_with_an_xml_declaration_is_read(tmp_path):
                     encoding="utf-8")
     doc = load_document(page)
     assert [(h.level, h.title) for h in doc.headings] == [(1, "X"), (2, "Part")]
+
+
+def test_sections_whose_ids_spell_frame_words_stay_content():
+    # a section's id is made from its heading: "...-related-objects-...", "search", "footer"
+    page = html("""<div class="body" role="main"><div class="section" id="s-notes"><h1>Notes</h1>
+      <div class="section" id="s-inline-related-objects-in-the-admin"><h2>Inline related objects
+      </h2><p>Added and removed.</p></div>
+      <section id="search"><h2>Search</h2><p>Full text.</p></section>
+      <div class="section" id="footer"><h2>Footer</h2><p>Page bottom.</p></div>
+      <div id="content-types"><h2>Content types</h2><p>Types.</p></div></div></div>
+      <div id="footer">© Site</div>""", title="Notes — Site")
+    doc = parse_html(page, doc_id="n.html", source="n.html")
+    assert [h.title for h in doc.headings] == [
+        "Notes", "Inline related objects", "Search", "Footer", "Content types"]
+    assert "Added and removed." in doc.markdown and "© Site" not in doc.markdown

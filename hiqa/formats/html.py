@@ -42,6 +42,7 @@ _NAV_CLASS = re.compile(
     r"|\bsidebar\b|\btoc\b|\bfooter\b|\brelated\b|\bsearch(box)?\b|\bmenu-?bar\b",
     re.IGNORECASE)
 # a page header that only links elsewhere (Texinfo's "Next: ..., Previous: ..., Up: ...")
+_SECTION_CLASS = re.compile(r"\bsection\b", re.IGNORECASE)
 _HEADER_CLASS = re.compile(r"\b(header|summary)\b", re.IGNORECASE)
 # page tools set inside the content: source and edit links, expand/collapse toggles, copy buttons
 _TOOL_CLASS = re.compile(
@@ -51,7 +52,10 @@ _TOOL_CLASS = re.compile(
 _LISTING_CLASS = re.compile(r"\bfragment\b", re.IGNORECASE)
 _TITLE_BLOCK_CLASS = "title"  # the whole class attribute of Doxygen's page title block
 _CHROME_ROLE = frozenset({"navigation", "search", "banner", "contentinfo"})
-_CHROME_ID = frozenset({"sidebar", "searchbox"})
+# whole ids only: a section's id is made from its heading ("s-...-related-objects-in-the-admin")
+_CHROME_ID = frozenset({"sidebar", "searchbox", "search", "footer", "toc", "nav", "navbar",
+                        "navigation", "breadcrumbs", "menu-bar"})
+_ROOT_ID = frozenset({"content", "main-content", "main", "doc-content", "maincontent"})
 _PERMALINK_CLASS = re.compile(r"\b(headerlink|anchor-?link|permalink|hash-?link)\b", re.IGNORECASE)
 _PERMALINK_MARK = re.compile(r"\s*(?:[¶§#🔗]+|\[link\])$")
 _LEAD_MARK = re.compile(r"^[◆¶§🔗]\s*")
@@ -339,8 +343,12 @@ def _parse(text: str) -> lxml.html.HtmlElement | None:
         return None
 
 
-def _tokens(el: lxml.html.HtmlElement) -> str:
-    return f"{el.get('class') or ''} {el.get('id') or ''}"
+def _frame_id(el: lxml.html.HtmlElement) -> bool:
+    """An id that names the frame (``div#footer``, ``div#sidebar``), on an element that is not
+    a content section (a section's id comes from its heading: "Search" gives ``id="search"``)."""
+    ident = (el.get("id") or "").casefold()
+    return ident in _CHROME_ID and el.tag != "section" and not _SECTION_CLASS.search(
+        el.get("class") or "")
 
 
 class _Frame:
@@ -396,12 +404,12 @@ class _Frame:
         if tag in _SKIP_TAGS:
             return True
         role = (el.get("role") or "").casefold()
-        if role in _CHROME_ROLE or (el.get("id") or "").casefold() in _CHROME_ID:
+        if role in _CHROME_ROLE or _frame_id(el):
             return True
         klass = el.get("class") or ""
-        if tag in _FRAME_TAGS and _NAV_CLASS.search(_tokens(el)):
+        if tag in _FRAME_TAGS and _NAV_CLASS.search(klass):
             return True
-        if tag in _FRAME_TAGS and _HEADER_CLASS.search(_tokens(el)) and self._link_bar(el):
+        if tag in _FRAME_TAGS and _HEADER_CLASS.search(klass) and self._link_bar(el):
             return True
         if tag in ("a", "span", "div") and _TOOL_CLASS.search(klass):
             return True
@@ -465,7 +473,8 @@ def _root_rank(el: lxml.html.HtmlElement) -> int | None:
         return 0
     if el.tag == "article":
         return 1
-    if el.tag in ("div", "section") and _ROOT_CLASS.search(_tokens(el)):
+    if el.tag in ("div", "section") and (_ROOT_CLASS.search(el.get("class") or "")
+                                         or (el.get("id") or "").casefold() in _ROOT_ID):
         return 2
     return None
 
