@@ -201,6 +201,15 @@ def test_xhtml_with_an_xml_declaration_is_read(tmp_path):
     assert [(h.level, h.title) for h in doc.headings] == [(1, "X"), (2, "Part")]
 
 
+def test_a_form_around_the_whole_page_is_content_a_search_form_is_not():
+    page = html("""<form id="aspnetForm" method="post"><div class="search"><form action="s">
+      <input name="q"/><button>Go</button></form></div><h1>Annual report 2023</h1>
+      <p>Revenue grew.</p><h2>Outlook</h2><p>Steady.</p></form>""", title="Annual report 2023")
+    doc = parse_html(page, doc_id="r.html", source="r.html")
+    assert [h.title for h in doc.headings] == ["Annual report 2023", "Outlook"]
+    assert "Revenue grew." in doc.markdown and "Go" not in doc.markdown
+
+
 def test_sections_whose_ids_spell_frame_words_stay_content():
     # a section's id is made from its heading: "...-related-objects-...", "search", "footer"
     page = html("""<div class="body" role="main"><div class="section" id="s-notes"><h1>Notes</h1>
@@ -208,9 +217,13 @@ def test_sections_whose_ids_spell_frame_words_stay_content():
       </h2><p>Added and removed.</p></div>
       <section id="search"><h2>Search</h2><p>Full text.</p></section>
       <div class="section" id="footer"><h2>Footer</h2><p>Page bottom.</p></div>
-      <div id="content-types"><h2>Content types</h2><p>Types.</p></div></div></div>
+      <div id="content-types"><h2>Content types</h2><p>Types.</p>
+      <div class="toggle docutils container"><p>Hidden until clicked, this paragraph is still the page's text.</p>
+      </div><a class="reference internal srclink" href="_modules/x.html">[source]</a></div>
+      </div></div>
       <div id="footer">© Site</div>""", title="Notes — Site")
     doc = parse_html(page, doc_id="n.html", source="n.html")
     assert [h.title for h in doc.headings] == [
         "Notes", "Inline related objects", "Search", "Footer", "Content types"]
     assert "Added and removed." in doc.markdown and "© Site" not in doc.markdown
+    assert "Hidden until clicked" in doc.markdown and "[source]" not in doc.markdown

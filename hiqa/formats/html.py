@@ -28,8 +28,8 @@ _BLOCK_TAGS = {
     "p", "div", "li", "dt", "dd", "blockquote", "pre", "section", "article", "ul", "ol", "dl",
     "br", "hr", "figure", "figcaption", "header", "footer", "main", "aside", "td", "th", "tr",
 }
-_SKIP_TAGS = {"script", "style", "nav", "noscript", "template", "svg", "form", "button",
-              "input", "select", "textarea"}
+_SKIP_TAGS = {"script", "style", "nav", "noscript", "template", "svg", "button", "input",
+              "select", "textarea"}
 _FRAME_TAGS = ("div", "table", "header", "footer", "ul", "section", "aside", "p", "address", "hr")
 _NO_SPACE = str.maketrans("", "", " \n\t\r\xa0")
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
@@ -403,6 +403,8 @@ class _Frame:
         tag = el.tag
         if tag in _SKIP_TAGS:
             return True
+        if tag == "form":  # a search box; ASP.NET pages wrap their whole body in one form
+            return not self._heads[el] and self._raw[el] <= 300
         role = (el.get("role") or "").casefold()
         if role in _CHROME_ROLE or _frame_id(el):
             return True
@@ -412,7 +414,7 @@ class _Frame:
         if tag in _FRAME_TAGS and _HEADER_CLASS.search(klass) and self._link_bar(el):
             return True
         if tag in ("a", "span", "div") and _TOOL_CLASS.search(klass):
-            return True
+            return self._raw[el] <= 24  # a label or a button; a "toggle" block of text is content
         if tag in ("a", "span") and _PERMALINK_CLASS.search(klass):
             return self._raw[el] <= 2  # a mark, not a word
         return tag in ("ul", "ol", "div", "p", "table") and self._local_toc(el, kids)
