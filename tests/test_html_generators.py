@@ -204,10 +204,13 @@ def test_xhtml_with_an_xml_declaration_is_read(tmp_path):
 def test_a_form_around_the_whole_page_is_content_a_search_form_is_not():
     page = html("""<form id="aspnetForm" method="post"><div class="search"><form action="s">
       <input name="q"/><button>Go</button></form></div><h1>Annual report 2023</h1>
-      <p>Revenue grew.</p><h2>Outlook</h2><p>Steady.</p></form>""", title="Annual report 2023")
+      <p>Revenue grew.</p><h2>Outlook</h2><p>Steady.</p><article><h2>Note</h2><p>A note.</p>
+      <footer>Signed by the board</footer></article></form><footer>Contact us</footer>""",
+                title="Annual report 2023")
     doc = parse_html(page, doc_id="r.html", source="r.html")
-    assert [h.title for h in doc.headings] == ["Annual report 2023", "Outlook"]
+    assert [h.title for h in doc.headings] == ["Annual report 2023", "Outlook", "Note"]
     assert "Revenue grew." in doc.markdown and "Go" not in doc.markdown
+    assert "Signed by the board" in doc.markdown and "Contact us" not in doc.markdown
 
 
 def test_sections_whose_ids_spell_frame_words_stay_content():

@@ -403,6 +403,8 @@ class _Frame:
         tag = el.tag
         if tag in _SKIP_TAGS:
             return True
+        if tag == "footer":  # the page's footer; an article's own footer is its content
+            return not any(a.tag == "article" for a in el.iterancestors())
         if tag == "form":  # a search box; ASP.NET pages wrap their whole body in one form
             return not self._heads[el] and self._raw[el] <= 300
         role = (el.get("role") or "").casefold()
