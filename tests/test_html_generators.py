@@ -128,6 +128,14 @@ def test_levels_follow_the_markup_not_only_the_tags():
     assert headings(html("<main><h2>Hash Maps</h2><p>a</p><h3>Creating</h3><p>b</p>"
                          "<h2>Summary</h2><p>c</p></main>", title="Hash Maps - Book")) == [
         (1, "Hash Maps"), (2, "Creating"), (2, "Summary")]
+    # odoc: an h4 before the first h3; the h4s after an h3 are below it
+    assert headings(html("<main><h1>Module Color</h1><h4>Generator</h4><p>a</p><h3>Predefined"
+                         "</h3><h4>Red</h4><p>b</p><h4>Blue</h4></main>", title="Color")) == [
+        (1, "Module Color"), (2, "Generator"), (2, "Predefined"), (3, "Red"), (3, "Blue")]
+    # RDoc: "¶ ↑" links into the page inside a heading are marks, not words
+    assert headings(html('<h1 id="l">Intro<span><a href="#l">&para;</a> <a href="#top">&uarr;'
+                         '</a></span></h1><p>x</p><h2>Use</h2>', title="Intro")) == [
+        (1, "Intro"), (2, "Use")]
     # Javadoc 11: an h3 inside the list item another h3 heads is below it
     assert headings(html("""<main><h2>Class P</h2><ul><li><h3>Method Summary</h3><p>m</p>
       <ul><li><h3>Methods inherited from class Object</h3><p>o</p></li></ul></li>

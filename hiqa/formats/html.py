@@ -419,6 +419,9 @@ class _Frame:
             return self._raw[el] <= 24  # a label or a button; a "toggle" block of text is content
         if tag in ("a", "span") and _PERMALINK_CLASS.search(klass):
             return self._raw[el] <= 2  # a mark, not a word
+        if tag == "a" and self._raw[el] <= 2 and (el.get("href") or "").startswith("#") and any(
+                a.tag in _HEADING_TAGS for a in el.iterancestors()):
+            return True  # a mark inside a heading linking into the page: RDoc's "¶ ↑"
         return tag in ("ul", "ol", "div", "p", "table") and self._local_toc(el, kids)
 
     def _link_bar(self, el: lxml.html.HtmlElement) -> bool:
@@ -631,18 +634,22 @@ def _rebased(events: list[Event], title: str | None) -> list[Event]:
     else:  # no <title>: the first heading is the title when nothing stands above it
         titled = all(events[i].level >= first.level for i in heads)  # type: ignore[union-attr]
     rest = heads[1:] if titled else heads
-    # the top content level is the first content heading's: a later heading set shallower
-    # than it but under the title (mdBook heads a chapter h2, its sections h3 and closes
-    # with an h2 "Summary") is at that top level too
-    top = events[rest[0]].level if rest else 1  # type: ignore[union-attr]
-    shift = (2 if titled else 1) - top
     out = list(events)
     if titled:
         out[heads[0]] = Heading(1, first.title, page=first.page)
+    # each content heading's level is its depth in the tree its levels build, one below the
+    # title: an mdBook chapter (h2) of h3 sections closing with an h2 "Summary" has all of
+    # them at level 2; odoc opens with an h4 before its h3 sections, and the h4s under an h3
+    # are one below it
+    base = 2 if titled else 1
+    open_levels: list[int] = []
     for i in rest:
         ev = events[i]
         assert isinstance(ev, Heading)
-        out[i] = Heading(max(ev.level, top) + shift, ev.title, page=ev.page)
+        while open_levels and open_levels[-1] >= ev.level:
+            open_levels.pop()
+        out[i] = Heading(base + len(open_levels), ev.title, page=ev.page)
+        open_levels.append(ev.level)
     return out
 
 
