@@ -26,7 +26,7 @@ col = current_collection()
 assert col is not None
 
 
-# Where a title came from, as the title rule (README, Design notes) orders the sources.
+# Where a title came from, as the title rule (docs/design.md, Design notes) orders the sources.
 # (A comment, not a bare string: Streamlit's magic would print a string on the page.)
 TITLE_SOURCES = {
     "metadata": "from the file's own title (metadata, <title> or front matter)",

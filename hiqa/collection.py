@@ -351,7 +351,7 @@ class Collection:
         embedder, model id), and the segment fields at their default (no pages, not a table,
         no image); readers take those from the registry (``segment_reader``) and the defaults.
         Each payload value costs the ingest about 3 µs in Edge's binding and again in the
-        segment rewrite of ``optimize`` (README, Store).  The head point keeps a document
+        segment rewrite of ``optimize`` (docs/benchmarks.md, Store).  The head point keeps a document
         rebuildable from the store alone (``hiqa repair``).
         """
         p: dict[str, Any] = {

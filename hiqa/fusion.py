@@ -330,7 +330,7 @@ def within_named(order: np.ndarray, scores: np.ndarray, c: Candidates, method: F
     same α).  They keep the places they had, so how a named document stands against the
     others does not change: a question that names a document it is not about ("set colours
     for ls", asked of dircolors) is ranked across documents as before.  Scores are unchanged.
-    Measured on the dev sets' named questions (README, Evaluation).
+    Measured on the dev sets' named questions (docs/benchmarks.md, Evaluation).
     """
     if c.unnamed_dense is None or c.unnamed_bm25 is None or c.documents is None:
         return order
@@ -359,11 +359,11 @@ def named_first(order: np.ndarray, matches: np.ndarray) -> np.ndarray:
     still come first.  In a collection of near-identical reports it often does: "PostgreSQL
     15.5: update time zone data files" matches that line in every minor release equally,
     and with the soft bonus alone 5.2 % of such named questions had another release's
-    segment at rank 1 (README, Report collections).  A question that names a document means that
+    segment at rank 1 (docs/benchmarks.md, Report collections).  A question that names a document means that
     document, so its segments are ranked first; when it names several equally ("3.3 and
     3.4") theirs are.  Scores are unchanged, and so is the order within each group; a
     question that names none (M = 0) keeps its order.  Measured against the soft bonus alone
-    on every dev set (README).
+    on every dev set (docs/benchmarks.md).
     """
     matches = np.asarray(matches)
     if not len(order) or matches.max() <= 0:
@@ -383,7 +383,7 @@ def one_per_section(order: np.ndarray, sections: np.ndarray) -> np.ndarray:
     and an answer is better for evidence from more sections, so the further segments of a
     section shown already wait until every section has had its turn.  This is result
     crowding (one hit per site in web search, field collapsing in Lucene) with the section as
-    the unit; scores are unchanged, only the order.  Measured on every dev set (README,
+    the unit; scores are unchanged, only the order.  Measured on every dev set (docs/benchmarks.md,
     Evaluation): Recall@5 and MRR up on all five, none down.
     """
     turn = np.empty(len(order), dtype=np.int64)

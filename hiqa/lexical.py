@@ -26,11 +26,11 @@ Word terms (letters only) are stemmed with Snowball's English stemmer, so "count
 
 Scores are bm25s's (method ``lucene``): a precomputed sparse term-document matrix of BM25
 weights, so a query costs a few row sums instead of a Python loop over every document (see
-``bench/bench_retrieval.py`` and the README for the measured ratio against rank-bm25).  The
+``bench/bench_retrieval.py`` and docs/benchmarks.md for the measured ratio against rank-bm25).  The
 matrix is built here, from term counts, with the same float operations as bm25s's ``index()``
 (``_bm25``; ``tests/test_lexical.py`` checks the weights bit for bit against bm25s): at 200,000
 segments bm25s's ``index()`` took 36 s of a 77 s rebuild (load 4.6), per-document Python loops
-and Counters, where ``_bm25`` weighs the three fields in about 4 s (load 4; README, Store).
+and Counters, where ``_bm25`` weighs the three fields in about 4 s (load 4; docs/benchmarks.md, Store).
 Owning the counts is also what makes the index incremental: each document version's term
 counts are kept (``Terms``, saved with the index), so an ingest tokenises only the documents it
 writes and recomputes the weights, whose N, average length and idf are collection-wide, from the
@@ -487,7 +487,7 @@ class LexicalIndex:
                         ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Title term -> (documents of ``field`` it names, its weight there), each term's
         computed the first time a question holds it: at 200,000 segments computing every title
-        term's when the index opened cost 0.3 s of opening (README, Store)."""
+        term's when the index opened cost 0.3 s of opening (docs/benchmarks.md, Store)."""
         named = self._named[field]
         new = {t: self._title_docs[t] for t in title_terms if t not in named}
         if new:

@@ -3,7 +3,7 @@ keywords, the lexical route's term counts), done a few documents ahead of the se
 
 The second half (keywords of the collection, embedding, points, registry) runs in the ingest's
 process.  With ``HELPER_FROM`` documents or more, ``Preparer`` runs the first half in a helper
-process (``python -m hiqa.prepare``), so two cores work where one did (README, Store), and at
+process (``python -m hiqa.prepare``), so two cores work where one did (docs/benchmarks.md, Store), and at
 the end the helper builds the lexical index from the term counts it kept while the store
 builds its vector index.  With fewer documents, or a ``prepare`` hook that does not pickle
 (the LLM formatter with an endpoint, which it calls through this process's settings and

@@ -2,7 +2,7 @@
 
 Ingest reports per file and stage (``hiqa.ingest.Progress``).  The stages cost very different
 amounts: a Markdown page is formatted and segmented in milliseconds, while embedding takes about
-0.1 s a segment on 2 cores (README, Benchmarks), so a bar that gives each stage a fixed share sits
+0.1 s a segment on 2 cores (docs/benchmarks.md), so a bar that gives each stage a fixed share sits
 near its end while the slow stage runs.  Here each stage's cost per unit (seconds per document
 for format and segment, per segment for embed and index) is measured as the run goes, from the
 time between events, starting from ``PRIOR_S_PER_UNIT``; then
@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 
 PRIOR_S_PER_UNIT = {"format": 0.05, "segment": 0.02, "embed": 0.1, "index": 0.002}
 """Seconds per document (format, segment) or segment (embed, index) before any is measured:
-embed is the README's 10 segments a second on 2 cores; the others are small on purpose."""
+embed is docs/benchmarks.md's 10 segments a second on 2 cores; the others are small on purpose."""
 PRIOR_WEIGHT = 1.0
 """How many units the prior counts as: one, so that the first measurements outweigh it."""
 FINALIZE_S = (0.05, 0.00005)
 """The finalize stage (the BM25 weights recomputed from saved term counts, the store optimized)
 happens once, so it is never measured before it runs: seconds, fixed and per segment of the
-collection (adding a document to 200k segments took 7.6 s, README, Benchmarks, Store)."""
+collection (adding a document to 200k segments took 7.6 s, docs/benchmarks.md, Store)."""
 PRIOR_SEGMENTS_PER_DOC = 10
 PER_DOC = ("format", "segment")
 PER_SEGMENT = ("embed", "index")

@@ -7,7 +7,7 @@ returns points of registered document versions only: the dense route filters on 
 
 The lexical index and the segments behind the candidates are derived data, one copy per registry
 generation in the handle cache (``hiqa.handles``); the index is also saved under
-``collections/<name>/derived/`` because rebuilding it costs more than loading it (README, Store).
+``collections/<name>/derived/`` because rebuilding it costs more than loading it (docs/benchmarks.md, Store).
 """
 from __future__ import annotations
 
@@ -163,7 +163,7 @@ class ScopeHint:
 
     Naming the document is what HCA is for: on the dev sets, the questions that name their
     man page score 0.988-0.996 Recall@5 and the same questions without the name 0.835; asked
-    within the right document, the unnamed ones score 0.996 (README, "Questions that name no
+    within the right document, the unnamed ones score 0.996 (docs/benchmarks.md, "Questions that name no
     document").  Neither route can tell which page "Display help" means, so the documents the
     evidence comes from are offered, best first, for the analyst to name or ask within.
     ``doc_ids`` and ``titles`` are aligned; ``spread`` counts every document among the hits.
@@ -397,7 +397,7 @@ def answer_blocks(col: Collection, segments: Sequence[Segment],
 
     A long section is cut into pieces to fit the embedder, and the sentence that answers is
     often in the piece after the one that matched best: on the demo's 34 questions the gold
-    phrase was in the top 5 pieces for 26 and in these blocks for 32 (README, Answers).  The
+    phrase was in the top 5 pieces for 26 and in these blocks for 32 (docs/benchmarks.md, Answers).  The
     ranking is not changed; pieces of one heading ranked twice become one block, at the
     better one's place.  ``fixed`` windows have no heading: they stay as they are.
     """

@@ -1,10 +1,11 @@
 """The README's benchmark commands run as written (issue #16).
 
-Each ``python bench/…`` command quoted in README.md runs with ``--quick`` appended (every bench
-has it: the smallest run that goes through every stage), and the development-benchmark block
-runs line by line with ``--docs 1``.  A renamed flag, a moved script or a bench that no longer
-starts then fails here instead of in a reader's terminal.  The numbers printed are not checked:
-at this size they mean nothing.
+Each ``python bench/…`` command quoted in README.md or in docs/benchmarks.md (the full benchmark
+write-ups the README's headline results link to) runs with ``--quick`` appended (every bench has
+it: the smallest run that goes through every stage), and the development-benchmark block (in
+whichever of the two holds it) runs line by line with ``--docs 1``.  A renamed flag, a moved
+script or a bench that no longer starts then fails here instead of in a reader's terminal.  The
+numbers printed are not checked: at this size they mean nothing.
 
 Scratch files go to a temporary ``TMPDIR`` shared by the module, so ``bench_app`` reuses the
 corpus ``bench_retrieval`` built, as it does on a real machine.
@@ -22,6 +23,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+BENCHMARKS = ROOT / "docs" / "benchmarks.md"
+DOCUMENTS = (README, BENCHMARKS)
+"""Where benchmark commands are quoted: the README's headline results and the write-ups."""
 SHARED = ROOT.parent / "shared"
 RUN_TIMEOUT_S = 240
 BENCH_COMMAND = re.compile(r"python3? bench/[\w./-]+\.py[^`\n]*")
@@ -44,11 +48,17 @@ def readme_bench_commands(text: str) -> list[list[str]]:
     return out
 
 
+def documented_text() -> str:
+    """README.md and docs/benchmarks.md, joined in that order."""
+    return "\n\n".join(path.read_text(encoding="utf-8") for path in DOCUMENTS)
+
+
 def readme_dev_benchmark_block(text: str) -> list[list[str]]:
     """The shell block under "Development benchmark", one argv per command."""
+    assert "### Development benchmark" in text, "no 'Development benchmark' section"
     section = text.split("### Development benchmark", 1)[1]
     block = re.search(r"```(?:bash|sh)\n(.*?)```", section, re.DOTALL)
-    assert block, "README: no ```bash block under 'Development benchmark'"
+    assert block, "no ```bash block under 'Development benchmark'"
     joined = block.group(1).replace("\\\n", " ")
     return [shlex.split(line) for line in joined.splitlines() if line.strip()]
 
@@ -98,7 +108,7 @@ def needs_dev_corpus_builder() -> None:
         pytest.skip("no man pages installed: the dev corpus is built from them")
 
 
-COMMANDS = readme_bench_commands(README.read_text(encoding="utf-8"))
+COMMANDS = readme_bench_commands(documented_text())
 
 
 def test_readme_quotes_each_bench_script_that_exists() -> None:
@@ -133,7 +143,7 @@ def test_readme_bench_command_runs(argv: list[str], scratch_env: dict[str, str])
 def test_readme_dev_benchmark_block_runs(tmp_path: Path, scratch_env: dict[str, str]) -> None:
     """The block as written, from a folder with ``../shared`` beside it, as a checkout has."""
     needs_dev_corpus_builder()
-    commands = readme_dev_benchmark_block(README.read_text(encoding="utf-8"))
+    commands = readme_dev_benchmark_block(documented_text())
     assert any(argv[:2] == ["python3", "../shared/bench/make_dev_corpus.py"] for argv in commands)
     (tmp_path / "shared").symlink_to(SHARED.resolve(), target_is_directory=True)
     work = tmp_path / "checkout"

@@ -326,7 +326,7 @@ def test_the_points_are_built_in_segments_of_a_fixed_size_as_they_arrive(tmp_pat
     """Edge builds nothing until ``optimize``; ``build_due`` says when the points written since
     the last build fill a segment (``SEGMENT_POINTS``), and the shard's ``max_segment_size``
     keeps the optimizer from merging the built segments back into one (one segment of
-    everything, built at the end, took longer than several of a fixed size: README, Store).
+    everything, built at the end, took longer than several of a fixed size: docs/benchmarks.md, Store).
     Each built segment gets its int8 copy and its graph, a final ``optimize`` builds the rest
     apart from them, and the dense route still returns the exact top 10 with exact scores
     across them."""

@@ -20,7 +20,7 @@ spells the same letters and digits as the file name ("free.1.pdf") is written as
 name writes it ("free(1)"): capitals there are typography, and the embedder is case-sensitive
 while people write a name as they know it.  On the 80 dev man pages rendered to PDF, the
 in-document dense ranking of the named questions' gold sections had MRR 0.781 with the
-capitals and 0.843 with the file name's spelling (``bench/bench_peers.py``, README).  A title
+capitals and 0.843 with the file name's spelling (``bench/bench_peers.py``, docs/benchmarks.md).  A title
 that is not all capitals, or that says anything the file name does not, is kept as printed.
 """
 

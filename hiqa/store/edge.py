@@ -1,7 +1,7 @@
 """Qdrant Edge: Qdrant's own engine in-process, one shard per collection (the default store).
 
 Measured against Qdrant's Python local mode at 20k and 200k segments in ``bench/bench_store.py``
-(README, Store): it opens in a fraction of a second, searches in Rust and keeps its vectors in
+(docs/benchmarks.md, Store): it opens in a fraction of a second, searches in Rust and keeps its vectors in
 memory-mapped segments instead of Python lists.  A shard allows one process, as local mode did;
 the error for a second one says which process holds it.
 """
@@ -40,7 +40,7 @@ HNSW_FROM = 50_000
 (``QUANTIZED_VECTORS``) and the HNSW graph on it.  Below it the dense route is an exact scan
 of the float vectors, a few milliseconds (1.3 ms at 20k points), and rankings are exactly those
 of the maths; a float scan grows to 15-32 ms at 200k, where the graph answers in about a
-millisecond at recall@10 0.9995 (README, Store).  A scan of the int8 copy without a graph was
+millisecond at recall@10 0.9995 (docs/benchmarks.md, Store).  A scan of the int8 copy without a graph was
 measured too and not kept: at 200k it saved 22 s of the 38-41 s build, but the bench's p50 went
 from 7.2 to 13.4 ms and a search filtered on registered versions (a store holding points of an
 unfinished ingest) took 47 ms, which a graph answers as fast as an unfiltered one."""
@@ -50,7 +50,7 @@ ingest's points all land in one segment; built whole at the end, a 200k-point se
 longer than four of 50k (Qdrant: "large segments might require disproportionately long
 indexation times", hence its ``max_segment_size``).  So an ingest has the shard build each
 ``SEGMENT_POINTS`` new points once they are written (``build_due``), and the shard's
-``max_segment_size`` keeps its optimizer from merging them back into one (README, Store).  A
+``max_segment_size`` keeps its optimizer from merging them back into one (docs/benchmarks.md, Store).  A
 dense search walks each segment's graph: four at 200k points."""
 
 
