@@ -28,7 +28,10 @@ import numpy as np
 from .params import FusionMethod, check_alpha, check_beta
 
 RRF_K = 60
-"""Rank constant of reciprocal rank fusion (Cormack et al., 2009), as in Qdrant's server."""
+"""Rank constant of reciprocal rank fusion, ``1 / (k + rank)`` with 1-based ranks: Cormack et
+al.'s (2009) 60.  Qdrant's server defaults to a much smaller one (``DEFAULT_RRF_K = 2`` over
+0-based positions in ``lib/segment/src/common/reciprocal_rank_fusion.rs``, i.e. ``1 / (rank + 1)``),
+which lets the first places of each route weigh far more; HiQA keeps the paper's."""
 
 Contributions = dict[str, np.ndarray]
 
