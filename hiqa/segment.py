@@ -73,6 +73,10 @@ _LEGAL = re.compile(r"©|\(c\)\s*\d{4}|\bcopyright\b|\ball rights reserved\b|\bp
 _LEAD_LOOKAHEAD = 8
 
 
+TABLE_TEXTS = ("summary", "full")
+"""What a table segment's embedded text holds: its caption and header with a few rows, or all."""
+
+
 class Strategy(str, Enum):
     FIXED = "fixed"
     SECTION = "section"
@@ -185,7 +189,7 @@ def segment_document(
 ) -> list[Segment]:
     """Split ``doc`` into segments for ``strategy`` (see the module docstring)."""
     strategy = Strategy.from_str(strategy)
-    if table_text not in ("summary", "full"):
+    if table_text not in TABLE_TEXTS:
         raise ValueError("table_text must be 'summary' or 'full'")
     if strategy is Strategy.FIXED:
         return _fixed_windows(doc, fixed_tokens, token_counter, version)

