@@ -238,3 +238,82 @@ def test_sections_whose_ids_spell_frame_words_stay_content():
         "Notes", "Inline related objects", "Search", "Footer", "Content types"]
     assert "Added and removed." in doc.markdown and "© Site" not in doc.markdown
     assert "Hidden until clicked" in doc.markdown and "[source]" not in doc.markdown
+
+
+def page(title: str, body: str) -> str:
+    return f"<html><head><title>{title}</title></head><body>{body}</body></html>"
+
+
+SPAN_LOG = "<h1>Log</h1>" + "".join(f"<span>entry {i} text<br>" for i in range(400))
+PG_TABLE = ('<h2>String Functions</h2><p>Intro.</p><div class="table"><p class="title"><b>Table '
+            '9.9. SQL String Functions</b></p><div class="table-contents"><table><tr><th>Function'
+            '</th></tr>' + "".join(f"<tr><td>func{i} ( text ) returns text, a long description "
+                                   "of the function</td></tr>" for i in range(8))
+            + '</table></div></div><h3>9.4.1. format</h3><p>The function format produces output'
+            ' formatted according to a format string.</p>')
+# (case, <title>, body, expected title, expected headings, text that must be kept)
+LOSSES = [
+    ("a section named like the title's first word does not cut the page",
+     "tlmgr - the TeX Live Manager", ("<h1>NAME</h1><p>tlmgr - manager</p><h1>OPTIONS</h1>"
+     "<p>opts text</p><h1>CONFIGURATION FILE FOR TLMGR</h1><p>conf</p>"),
+     "tlmgr - the TeX Live Manager", ["tlmgr - the TeX Live Manager", "NAME", "OPTIONS",
+                                      "CONFIGURATION FILE FOR TLMGR"], "opts text"),
+    ("a title of two parts (Python's library pages)",
+     "optparse — Parser for command line options — Python 3.11 documentation",
+     ("<div role=main><h1>optparse — Parser for command line options</h1><p>Intro text.</p>"
+     "<h2>Tutorial</h2><p>tut</p><h2>Extending optparse</h2><p>ext</p></div>"),
+     "optparse — Parser for command line options",
+     ["optparse — Parser for command line options", "Tutorial", "Extending optparse"],
+     "Intro text."),
+    ("a generic Javadoc class, not its constructor", "Pair (Commons Lang API)",
+     ("<main><h1 class=title>Class Pair&lt;L,R&gt;</h1><p>A pair of two elements.</p><h2>Construc"
+     "tor Details</h2><h3>Pair</h3><p>Creates a pair.</p></main>"), "Class Pair<L,R>",
+     ["Class Pair<L,R>", "Constructor Details", "Pair"], "A pair of two elements."),
+    ("a late lone heading does not take the title or the text before it", "Widget manual",
+     "<p>The widget frobs the gadget.</p><h2>License</h2><p>MIT</p>", "Widget manual",
+     ["Widget manual", "License"], "The widget frobs the gadget."),
+    ("short words linking into the page inside a heading stay", "Rc in std::rc - Rust",
+     ('<main><h1>Struct std::rc::<a class="struct" href="#">Rc</a></h1><p>A pointer.</p><h4>pub '
+     'fn <a href="#method.id" class="fnname">id</a>(&amp;self)</h4><p>Returns the id.</p></main>'),
+     "Struct std::rc::Rc", ["Struct std::rc::Rc", "pub fn id(&self)"], "Returns the id."),
+    ("a table holding half the page is not the content root", "String Functions", PG_TABLE,
+     "String Functions", ["String Functions", "9.4.1. format"], "produces output formatted"),
+    ("a page laid out in one table cell", "News", ("<table><tr><td><h1>News</h1><p>Intro para.</p>"
+     "<h2>v1.2</h2><ul><li>fixed bug one</li></ul></td></tr></table>"), "News", ["News", "v1.2"],
+     "fixed bug one"),
+    ("headings whose ids are frame words", "Config", ('<main><h1>Config</h1><h2 id="nav">nav</h2>'
+     '<p>The nav setting lists pages.</p><h2 id="search">search</h2><p>Search options.</p></main>'),
+     "Config", ["Config", "nav", "search"], "The nav setting lists pages."),
+    ("summary cells made of links", "org.example (API)", ('<main><h1>Package org.example</h1><div '
+     'class="summary-table two-column-summary"><div class="col-first class-summary"><a href="Foo'
+     '.html">Foo</a></div><div class="col-last class-summary">Frobs.</div></div></main>'),
+     "Package org.example", ["Package org.example"], "Foo"),
+    ("reST sidebars and admonitions with slugged classes", "Turtle", ('<div role=main><h1>Turtle'
+     '</h1><p>Intro.</p><aside class="sidebar"><p>Turtle can draw shapes.</p></aside><div class='
+     '"admonition-my-logs-are-filled-with-geos-related-errors admonition"><p>You find many '
+     'TypeError exceptions.</p></div></div>'), "Turtle", ["Turtle"], "TypeError exceptions"),
+    ("prose around code in a table cell", "FAQ", ("<h1>FAQ</h1><table><tr><td></td><td><p>There "
+     "are two causes.</p><pre>valgrind prog</pre><p>Second, check the flags.</p></td></tr>"
+     "</table>"), "FAQ", ["FAQ"], "Second, check the flags."),
+    ("deeper than libxml2's 256 open elements", "Log", SPAN_LOG, "Log", ["Log"], "entry 399"),
+    ("a heading ending in #", "Languages", "<h1>Languages</h1><h2>C#</h2><p>dotnet</p>",
+     "Languages", ["Languages", "C#"], "dotnet"),
+    ("a quotation's own footer", "Q", ("<h1>Q</h1><blockquote><p>Be brief.</p><footer>Someone"
+     "</footer></blockquote>"), "Q", ["Q"], "Someone"),
+]
+
+
+@pytest.mark.parametrize("case, title, body, want_title, want, kept", LOSSES,
+                         ids=[c[0] for c in LOSSES])
+def test_nothing_of_the_page_is_lost(case, title, body, want_title, want, kept):
+    doc = parse_html(page(title, body), doc_id="x.html", source="x.html")
+    assert doc.title == want_title
+    assert [h.title for h in doc.headings] == want
+    assert kept in doc.markdown
+
+
+def test_what_follows_the_end_of_the_page_is_kept():
+    after_body = "<html><head><title>T</title></head><body><h1>T</h1><p>a</p></body><p>b</p></html>"
+    assert "b" in parse_html(after_body, doc_id="x", source="x").markdown.split()
+    early_end = "<html><meta charset=utf-8></html><body><h1>T</h1><p>Para</p></body>"
+    assert "Para" in parse_html(early_end, doc_id="x", source="x").markdown

@@ -32,6 +32,7 @@ from .levels import _nested, _rebased, _titled
 __all__ = ["parse_html", "table_markdown"]
 
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+_END_OF_PAGE = re.compile(r"</(?:body|html)\s*>", re.IGNORECASE)
 
 
 def parse_html(
@@ -71,7 +72,10 @@ def _parse(text: str) -> lxml.html.HtmlElement | None:
     """The page's DOM (lxml's HTML parser: a real page's broken markup is repaired as a
     browser would), or None for a page without elements."""
     text = _XML_DECLARATION.sub("", text, count=1)  # lxml refuses str with an encoding declaration
+    # a browser keeps what follows </body> or an early </html>; libxml2 drops it
+    text = _END_OF_PAGE.sub("", text)
     try:
-        return lxml.html.document_fromstring(text)
+        # huge_tree: libxml2 otherwise stops at 256 open elements (unclosed <span>s in a log)
+        return lxml.html.document_fromstring(text, parser=lxml.html.HTMLParser(huge_tree=True))
     except (lxml.etree.ParserError, ValueError):
         return None

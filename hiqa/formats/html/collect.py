@@ -18,7 +18,7 @@ _BLOCK_TAGS = {
 _CELL_BREAKS = {"h1", "h2", "h3", "h4", "h5", "h6", "pre", "table"}
 # a code listing set as one element per line (Doxygen's div.fragment > div.line)
 _LISTING_CLASS = re.compile(r"\bfragment\b", re.IGNORECASE)
-_PERMALINK_MARK = re.compile(r"\s*(?:[¶§#🔗]+|\[link\])$")
+_PERMALINK_MARK = re.compile(r"(?:\s*[¶§🔗]+|\s+#+|\s*\[link\])$")  # "C#" keeps its "#"
 _LEAD_MARK = re.compile(r"^[◆¶§🔗]\s*")
 _HEADING_TAG = re.compile(r"h[1-6]")
 _ADMONITION_CLASS = re.compile(
@@ -31,9 +31,13 @@ def _heading_text(raw: str) -> str:
     return _LEAD_MARK.sub("", _PERMALINK_MARK.sub("", " ".join(raw.split())))
 
 
-def _code_layout_row(row: list[str]) -> bool:
-    """A row of line numbers beside a code cell: every other cell is numbers or empty."""
-    return sum(1 for c in row if c and not c.replace(" ", "").isdigit()) <= 1
+def _code_layout_row(row: list[str], codes: list[str]) -> bool:
+    """A highlighter's layout row: line numbers in one cell, the code (and nothing else) in the
+    other; a row whose cell holds prose around its code is data."""
+    cells = [c for c in row if c]
+    numbers = [c for c in cells if c.replace(" ", "").isdigit()]
+    rest = [c for c in cells if c not in numbers]
+    return bool(numbers) and bool(rest) and all(c in codes for c in rest)
 
 
 def table_markdown(rows: list[tuple[str, ...]]) -> str:
@@ -65,7 +69,7 @@ class _Collector:
         self._code: list[str] | None = None  # a <pre> inside a table cell
         self._listing: int | None = None  # div depth of an open line-per-div code listing
         self._table_code: list[str] = []  # the cells' code blocks, emitted after the table
-        self._code_rows: set[int] = set()
+        self._code_rows: dict[int, list[str]] = {}  # row -> its cells' code, words joined
         self._box_depth = {tag: 0 for tag in _BOX_TAGS}
         self._admonitions: list[tuple[str, int]] = []
         self._label_tag: str | None = None
@@ -84,7 +88,7 @@ class _Collector:
             self._table_depth += 1
             if self._table_depth == 1:
                 self._rows, self._table_caption = [], ""
-                self._table_code, self._code_rows = [], set()
+                self._table_code, self._code_rows = [], {}
             return
         if self._table_depth and _HEADING_TAG.fullmatch(tag) and not self._admonitions:
             # a heading inside a table (Doxygen's group headers in its member tables) is a
@@ -105,7 +109,6 @@ class _Collector:
                 self._cell.append(" ")  # <p>, <br>, <pre> in a cell: words stay apart
                 if tag == "pre" and self._rows:
                     self._code = []
-                    self._code_rows.add(len(self._rows) - 1)
             return
         if _HEADING_TAG.fullmatch(tag) and self._admonitions:
             self._flush()
@@ -156,6 +159,9 @@ class _Collector:
                 code = "".join(self._code).strip("\n")
                 if code.strip():
                     self._table_code.append(code)
+                    if self._rows:
+                        self._code_rows.setdefault(len(self._rows) - 1, []).append(
+                            " ".join(code.split()))
                 self._code = None
             if tag in ("td", "th") and self._cell is not None and self._rows:
                 self._rows[-1].append(" ".join("".join(self._cell).split()))
@@ -216,12 +222,12 @@ class _Collector:
         """The rows read so far as a table, then the code blocks of its cells.  A row that only
         holds code beside line numbers (a highlighter's layout table) is the code alone."""
         rows = [tuple(r) for i, r in enumerate(self._rows)
-                if any(r) and not (i in self._code_rows and _code_layout_row(r))]
+                if any(r) and not (i in self._code_rows and _code_layout_row(r, self._code_rows[i]))]
         if rows:
             self.events.append(Block("table", table_markdown(rows), caption=self._table_caption,
                                      rows=tuple(rows)))
         self.events.extend(Block("text", "```\n" + code + "\n```") for code in self._table_code)
-        self._rows, self._table_code, self._code_rows = [], [], set()
+        self._rows, self._table_code, self._code_rows = [], [], {}
 
     def _term(self, term: str) -> None:
         """A ``<dt>`` is a definition term (issue #17); ``<dt>-a</dt><dt>--all</dt>`` is one."""
@@ -260,22 +266,37 @@ class _Collector:
 def _walk(top: lxml.html.HtmlElement, collector: _Collector, frame: _Frame) -> None:
     """Feed ``top``'s subtree to the collector as start/data/end calls, chrome skipped.  The
     text after an element (its tail) belongs to its parent and is kept even when the element
-    is chrome; ``top``'s own tail is outside it."""
-    stack: list[tuple[lxml.html.HtmlElement, bool]] = [(top, False)]
+    is chrome; ``top``'s own tail is outside it.  A table that lays the page out (a heading in a
+    cell with more beside it) is read as blocks, its cells as the page's flow."""
+    stack: list[tuple[lxml.html.HtmlElement, str | None]] = [(top, None)]
     while stack:
         el, closing = stack.pop()
         tail = el.tail if el is not top else None
-        if closing:
-            collector.handle_endtag(el.tag)
+        if closing is not None:
+            collector.handle_endtag(closing)
         elif not isinstance(el.tag, str) or (el is not top and el in frame.chrome):
             pass  # a comment, a processing instruction, or chrome
         else:
+            tag = "div" if frame.layout and _in_layout(el, frame.layout) else el.tag
             collector.element = el
-            collector.handle_starttag(el.tag, el.attrib)
+            collector.handle_starttag(tag, el.attrib)
             if el.text:
                 collector.handle_data(el.text)
-            stack.append((el, True))
-            stack.extend((child, False) for child in reversed(el))
+            stack.append((el, tag))
+            stack.extend((child, None) for child in reversed(el))
             continue
         if tail:
             collector.handle_data(tail)
+
+
+_TABLE_PARTS = frozenset({"tbody", "thead", "tfoot", "tr", "td", "th"})
+
+
+def _in_layout(el: lxml.html.HtmlElement, layout: set[lxml.html.HtmlElement]) -> bool:
+    """``el`` is a layout table or one of its own rows and cells (not a nested data table's)."""
+    if el.tag == "table":
+        return el in layout
+    if el.tag not in _TABLE_PARTS:
+        return False
+    owner = next((a for a in el.iterancestors() if a.tag == "table"), None)
+    return owner is not None and owner in layout

@@ -10,39 +10,56 @@ import re
 
 import lxml.html
 
-_SKIP_TAGS = {"script", "style", "nav", "noscript", "template", "svg", "button", "input",
-              "select", "textarea"}
+_SKIP_TAGS = {"script", "style", "nav", "noscript", "noframes", "template", "svg", "button",
+              "input", "select", "textarea"}
 _FRAME_TAGS = ("div", "table", "header", "footer", "ul", "section", "aside", "p", "address", "hr")
 _NO_SPACE = str.maketrans("", "", " \n\t\r\xa0")
-_ROOT_CLASS = re.compile(
-    r"\b(body|contents|content|document|main-content|rst-content|md-content)\b", re.IGNORECASE)
-_NAV_CLASS = re.compile(
-    r"\bnav(header|footer|bar|path|row|tree)?\b|\bbreadcrumbs?\b|\bskip-?link\b|\bsphinxsidebar\b"
-    r"|\bsidebar\b|\btoc\b|\bfooter\b|\brelated\b|\bsearch(box)?\b|\bmenu-?bar\b",
-    re.IGNORECASE)
+# Class words are whole tokens of the class attribute (split on white space): a hyphen joins
+# words of one name, so DocBook's "table-contents" is not "contents" and Sphinx's slug of an
+# admonition title ("admonition-...-related-errors") is not "related".
+_ROOT_TOKENS = frozenset({"body", "contents", "content", "document", "main-content", "rst-content",
+                          "md-content"})
+# the frame's words, with at most one word before and two after ("sub-nav", "navbar-header",
+# "toc-numbered-mark"); a bare "sidebar" is also reST's sidebar directive: frame only when links
+_NAV_TOKEN = re.compile(
+    r"(?:[a-z0-9]+-)?(?:nav[a-z]*|breadcrumbs?|skip-?links?|sphinxsidebar|bs-sidebar|toc|footer"
+    r"|related|searchbox|search|menu-?bar)(?:-[a-z0-9]+){0,2}", re.IGNORECASE)
+_SIDEBAR_TOKEN = "sidebar"
 # a page header that only links elsewhere (Texinfo's "Next: ..., Previous: ..., Up: ...")
-_SECTION_CLASS = re.compile(r"\bsection\b", re.IGNORECASE)
-_HEADER_CLASS = re.compile(r"\b(header|summary)\b", re.IGNORECASE)
+_HEADER_TOKENS = frozenset({"header", "summary"})
+_SECTION_TOKEN = "section"
 # page tools set inside the content: source and edit links, expand/collapse toggles, copy buttons
-_TOOL_CLASS = re.compile(
-    r"\b(srclink|viewcode-link|out-of-band|edit-?(this-?)?page|edit-?link|toggle\w*|copy-?btn|"
-    r"copy-?button)\b", re.IGNORECASE)
+_TOOL_TOKEN = re.compile(
+    r"srclink|viewcode-link|out-of-band|edit-?(?:this-?)?page|edit-?link|toggle[a-z-]*|copy-?btn"
+    r"|copy-?button", re.IGNORECASE)
 _TITLE_BLOCK_CLASS = "title"  # the whole class attribute of Doxygen's page title block
 _CHROME_ROLE = frozenset({"navigation", "search", "banner", "contentinfo"})
 # whole ids only: a section's id is made from its heading ("s-...-related-objects-in-the-admin")
 _CHROME_ID = frozenset({"sidebar", "searchbox", "search", "footer", "toc", "nav", "navbar",
                         "navigation", "breadcrumbs", "menu-bar"})
 _ROOT_ID = frozenset({"content", "main-content", "main", "doc-content", "maincontent"})
-_PERMALINK_CLASS = re.compile(r"\b(headerlink|anchor-?link|permalink|hash-?link)\b", re.IGNORECASE)
+_PERMALINK_TOKEN = re.compile(r"headerlink|anchor(?:-?link)?|copiable-anchor|permalink|hash-?link",
+                              re.IGNORECASE)
+# an id names the frame only on a container: a heading or a term keeps its id ("nav" option)
+_ID_TAGS = frozenset({"div", "ul", "ol", "table", "header", "footer", "aside", "nav", "address"})
 _HEADING_TAGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 
 
+def _tokens(el: lxml.html.HtmlElement) -> list[str]:
+    return (el.get("class") or "").casefold().split()
+
+
 def _frame_id(el: lxml.html.HtmlElement) -> bool:
-    """An id that names the frame (``div#footer``, ``div#sidebar``), on an element that is not
-    a content section (a section's id comes from its heading: "Search" gives ``id="search"``)."""
+    """An id that names the frame (``div#footer``, ``div#sidebar``), on a container that is not
+    a content section (a section's id comes from its heading: "Search" gives ``id="search"``;
+    MkDocs gives its ``nav`` option ``h3#nav``)."""
     ident = (el.get("id") or "").casefold()
-    return ident in _CHROME_ID and el.tag != "section" and not _SECTION_CLASS.search(
-        el.get("class") or "")
+    return ident in _CHROME_ID and el.tag in _ID_TAGS and _SECTION_TOKEN not in _tokens(el)
+
+
+def _mark(text: str) -> bool:
+    """At most two characters and no letter or digit: "¶", "#", "§", "¶ ↑" — not "Rc" or "gc"."""
+    return len(text) <= 2 and not any(c.isalnum() for c in text)
 
 
 class _Frame:
@@ -65,6 +82,15 @@ class _Frame:
         for el in reversed(list(body.iter())):
             if isinstance(el.tag, str):
                 self._count(el, is_body=el is body)
+        # tables that lay a page out: a heading inside a cell with more than the heading in it
+        # (a whole page set in one cell); Doxygen's group headers fill their row alone
+        self.layout: set[lxml.html.HtmlElement] = set()
+        for head in body.iter(*_HEADING_TAGS):
+            cell = next((a for a in head.iterancestors() if a.tag in ("td", "th")), None)
+            if cell is not None and self._raw.get(cell, 0) > self._raw.get(head, 0):
+                table = next((a for a in cell.iterancestors() if a.tag == "table"), None)
+                if table is not None:
+                    self.layout.add(table)
 
     def _count(self, el: lxml.html.HtmlElement, *, is_body: bool) -> None:
         kids = []
@@ -97,25 +123,28 @@ class _Frame:
         tag = el.tag
         if tag in _SKIP_TAGS:
             return True
-        if tag == "footer":  # the page's footer; an article's own footer is its content
-            return not any(a.tag == "article" for a in el.iterancestors())
+        if tag == "footer":  # the page's footer; an article's or a quote's own is content
+            return not any(a.tag in ("article", "blockquote") for a in el.iterancestors())
         if tag == "form":  # a search box; ASP.NET pages wrap their whole body in one form
             return not self._heads[el] and self._raw[el] <= 300
         role = (el.get("role") or "").casefold()
         if role in _CHROME_ROLE or _frame_id(el):
             return True
-        klass = el.get("class") or ""
-        if tag in _FRAME_TAGS and _NAV_CLASS.search(klass):
+        tokens = _tokens(el)
+        if tag in _FRAME_TAGS and any(_NAV_TOKEN.fullmatch(t) for t in tokens):
             return True
-        if tag in _FRAME_TAGS and _HEADER_CLASS.search(klass) and self._link_bar(el):
+        if tag in _FRAME_TAGS and _SIDEBAR_TOKEN in tokens and \
+                self._linked[el] >= 0.5 * self._raw[el]:
+            return True  # a sidebar of links; reST's sidebar directive is prose
+        if tag in _FRAME_TAGS and _HEADER_TOKENS.intersection(tokens) and self._link_bar(el):
             return True
-        if tag in ("a", "span", "div") and _TOOL_CLASS.search(klass):
+        if tag in ("a", "span", "div") and any(_TOOL_TOKEN.fullmatch(t) for t in tokens):
             return self._raw[el] <= 24  # a label or a button; a "toggle" block of text is content
-        if tag in ("a", "span") and _PERMALINK_CLASS.search(klass):
-            return self._raw[el] <= 2  # a mark, not a word
+        if tag in ("a", "span") and any(_PERMALINK_TOKEN.fullmatch(t) for t in tokens):
+            return _mark(_text(el))
         if tag == "a" and self._raw[el] <= 2 and (el.get("href") or "").startswith("#") and any(
                 a.tag in _HEADING_TAGS for a in el.iterancestors()):
-            return True  # a mark inside a heading linking into the page: RDoc's "¶ ↑"
+            return _mark(_text(el))  # a mark inside a heading linking into the page: RDoc's "¶ ↑"
         return tag in ("ul", "ol", "div", "p", "table") and self._local_toc(el, kids)
 
     def _link_bar(self, el: lxml.html.HtmlElement) -> bool:
@@ -142,6 +171,10 @@ class _Frame:
 
 def _is_heading(el: lxml.html.HtmlElement) -> bool:
     return el.tag in _HEADING_TAGS or _title_block(el)
+
+
+def _text(el: lxml.html.HtmlElement) -> str:
+    return "".join(el.itertext()).strip()
 
 
 def _chars(text: str) -> int:
@@ -174,7 +207,7 @@ def _root_rank(el: lxml.html.HtmlElement) -> int | None:
         return 0
     if el.tag == "article":
         return 1
-    if el.tag in ("div", "section") and (_ROOT_CLASS.search(el.get("class") or "")
+    if el.tag in ("div", "section") and (_ROOT_TOKENS.intersection(_tokens(el))
                                          or (el.get("id") or "").casefold() in _ROOT_ID):
         return 2
     return None

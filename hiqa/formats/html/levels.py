@@ -12,6 +12,7 @@ from ...structure import Event
 
 _BOOK_SUFFIX = re.compile(r"\s+\([^()]+\)$")
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*|[a-z](?:\.\d+)+)\.?\s+")
+_TYPE_PARAMETERS = re.compile(r"<[^<>]*>")
 _TITLE_SEPARATORS = re.compile(r"\s+(?:[—–|·«»:]{1,2}|-)\s+|:\s+")
 
 
@@ -117,8 +118,10 @@ def _rebased(events: list[Event], title: str | None) -> list[Event]:
 
 
 def _plain(text: str) -> str:
-    """Text for comparing titles: case, curly quotes and a leading section number ignored."""
-    return _SECTION_NUMBER.sub("", " ".join(text.replace("\u2019", "'").casefold().split()))
+    """Text for comparing titles: case, curly quotes, a leading section number and type
+    parameters ("Pair<L,R>") ignored."""
+    text = _TYPE_PARAMETERS.sub("", text.replace("\u2019", "'"))
+    return _SECTION_NUMBER.sub("", " ".join(text.casefold().split()))
 
 
 def _once(events: list[Event]) -> list[Event]:
@@ -130,50 +133,66 @@ def _once(events: list[Event]) -> list[Event]:
     return events
 
 
-def _title_parts(page_title: str) -> list[str]:
-    """The ``<title>`` and its parts, most likely the page's own name first: "Quickstart —
-    Requests 2.28.1 documentation" names the page first and the site after it; Texinfo's
-    "Working with hash algorithms (The Libgcrypt Reference Manual)" puts the book in brackets."""
-    parts = [p for p in _TITLE_SEPARATORS.split(_BOOK_SUFFIX.sub("", page_title)) if p.strip()]
-    ordered = [_plain(p) for p in parts[:1]] + [_plain(page_title)] + [_plain(p) for p in parts[1:]]
-    return list(dict.fromkeys(ordered))
+def _title_parts(page_title: str) -> tuple[set[str], str, set[str]]:
+    """What a ``<title>`` may call the page: its leading parts joined (the first, the first two,
+    ...: "optparse — Parser for command line options — Python 3.11 documentation" names its
+    page by the first two), the first part alone (for "Class CharEncoding"), and each later part
+    ("SDL2: SDL_audio.h File Reference" heads its page with the second).  Texinfo's book in
+    brackets ("... (The Libgcrypt Reference Manual)") is left out."""
+    whole = _BOOK_SUFFIX.sub("", page_title)
+    cuts = [m.start() for m in _TITLE_SEPARATORS.finditer(whole)]
+    leading = {_plain(whole[:c]) for c in cuts} | {_plain(whole), _plain(page_title)}
+    parts = [p for p in _TITLE_SEPARATORS.split(whole) if p.strip()]
+    first = _plain(parts[0]) if parts else _plain(whole)
+    return leading - {""}, first, {_plain(p) for p in parts[1:]}
 
 
 def _titled(events: list[Event], page_title: str | None) -> tuple[list[Event], str | None]:
     """The page's events from its title heading on, and its document title.
 
-    A page's ``<title>`` names the page first and the site after it ("Django 3.0 release notes
-    — Django 3.2.25 documentation"); the heading that spells its first part naming the page
-    (or the whole) is the document's title, and what comes before that heading is the site's
-    banner ("Django 3.2.25 documentation" as an ``h1`` in the page header), not the document.
-    With no such heading the whole ``<title>`` is the title: a pod2html page opens with
-    ``<h1>NAME</h1>`` and its ``<title>`` names the release ("perl5300delta - what is new for
-    perl v5.30.0"), which a generic first heading must not replace.
+    The title heading is one of the page's top-level headings (never a member or a section
+    deeper down that happens to share a word with the ``<title>``): the one spelling the
+    ``<title>``'s leading parts, or its first part after a kind word ("Class CharEncoding",
+    "Source code for django.db"), else one spelling a later part.  The headings before it are
+    the site's banner ("Django 3.2.25 documentation" as an ``h1`` in the page header) and are
+    dropped; text before it stays.  With no such heading the one heading that stands over all
+    others and opens the page is the title (Texinfo heads "FIPS Mode" with "Appendix B
+    Description of the FIPS Mode"); else the whole ``<title>`` is: a pod2html page opens with
+    ``<h1>NAME</h1>`` and its ``<title>`` names the page, which a generic section must not
+    replace.
     """
     if not page_title:
         return events, None
-    best: tuple[int, int, int] | None = None  # (rank, level, position) of the title heading
-    first, *others = _title_parts(page_title)
-    for i, ev in enumerate(events):
-        if not isinstance(ev, Heading) or ev.kind != "heading":
+    heads = [i for i, ev in enumerate(events) if isinstance(ev, Heading) and ev.kind == "heading"]
+    if not heads:
+        return events, " ".join(page_title.split())
+    top = min(events[i].level for i in heads)  # type: ignore[union-attr]
+    leading, first, later = _title_parts(page_title)
+    best: tuple[int, int] | None = None  # (rank, position) of the title heading
+    for i in heads:
+        ev = events[i]
+        assert isinstance(ev, Heading)
+        if ev.level != top:
             continue
         text = _plain(ev.title)
-        if text in (first, _plain(page_title)) or text.endswith(" " + first):
-            rank = 0  # the page's name, or it after a kind: "Class CharEncoding" over the
-            # constructor "CharEncoding"; "Source code for django.db" (the smaller level wins)
-        elif text in others:  # "SDL2: SDL_audio.h File Reference" heads "SDL_audio.h File ..."
-            rank = 2
+        if text in leading or (text.endswith(" " + first) and
+                               len(text.split()) == len(first.split()) + 1):
+            rank = 0
+        elif text in later:
+            rank = 1
         else:
             continue
-        if best is None or (rank, ev.level, i) < best:
-            best = (rank, ev.level, i)
+        if best is None or (rank, i) < best:
+            best = (rank, i)
     if best is not None:
-        head = events[best[2]]
+        at = best[1]
+        kept: list[Event] = [ev for ev in events[:at] if not isinstance(ev, Heading)]
+        head = events[at]
         assert isinstance(head, Heading)
-        return _once(events[best[2]:]), head.title
-    heads = [ev for ev in events if isinstance(ev, Heading) and ev.kind == "heading"]
-    if heads and sum(h.level <= heads[0].level for h in heads) == 1:
-        # no heading spells the <title> (Texinfo names the node "FIPS Mode" and heads it
-        # "Appendix B Description of the FIPS Mode"), but one heading stands over the rest
-        return _once(events[events.index(heads[0]):]), heads[0].title
+        return _once(kept + events[at:]), head.title
+    opening = events[heads[0]]
+    assert isinstance(opening, Heading)
+    if sum(events[i].level <= opening.level for i in heads) == 1 and not any(  # type: ignore[union-attr]
+            isinstance(ev, Block) for ev in events[:heads[0]]):
+        return _once(events), opening.title
     return events, " ".join(page_title.split())
