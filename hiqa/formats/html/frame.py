@@ -88,9 +88,8 @@ class _Frame:
         for head in body.iter(*_HEADING_TAGS):
             cell = next((a for a in head.iterancestors() if a.tag in ("td", "th")), None)
             if cell is not None and self._raw.get(cell, 0) > self._raw.get(head, 0):
-                table = next((a for a in cell.iterancestors() if a.tag == "table"), None)
-                if table is not None:
-                    self.layout.add(table)
+                # that table and the tables around it (a page framed in nested tables)
+                self.layout.update(a for a in cell.iterancestors() if a.tag == "table")
 
     def _count(self, el: lxml.html.HtmlElement, *, is_body: bool) -> None:
         kids = []
@@ -187,7 +186,8 @@ def _content_root(body: lxml.html.HtmlElement,
     """The element holding the page's own content: the ``main`` landmark, else an ``article``,
     else a container generators name for it (Sphinx ``div.body``, Doxygen ``div.contents``,
     ``#content``); the body when none holds most of the page's text (half of it or more).
-    Among containers of one kind the innermost that still holds half the text wins."""
+    Among containers of one kind the outermost wins (AsciiDoc wraps every listing in a
+    ``div.content``: the innermost holding half the text can be one long listing)."""
     total = sizes.get(body, 0)
     best: tuple[int, int, lxml.html.HtmlElement] | None = None
     for el in body.iter():
@@ -197,7 +197,7 @@ def _content_root(body: lxml.html.HtmlElement,
         size = sizes.get(el, 0)
         if rank is None or size < 0.5 * total:
             continue
-        if best is None or (rank, size) < (best[0], best[1]):
+        if best is None or (rank, -size) < (best[0], -best[1]):
             best = (rank, size, el)
     return body if best is None else best[2]
 
