@@ -296,6 +296,15 @@ LOSSES = [
      "are two causes.</p><pre>valgrind prog</pre><p>Second, check the flags.</p></td></tr>"
      "</table>"), "FAQ", ["FAQ"], "Second, check the flags."),
     ("deeper than libxml2's 256 open elements", "Log", SPAN_LOG, "Log", ["Log"], "entry 399"),
+    ("a page framed in nested tables", "News",
+     ("<table><tr><td><table><tr><td><h1>News</h1><p>Intro.</p><h2>v1</h2><p>fixed a bug</p>"
+     "</td></tr></table></td></tr></table>"), "News", ["News", "v1"], "fixed a bug"),
+    ("a long listing is not the content root", "Hook",
+     '<div id="header"><h1>Hook</h1></div><div id="content"><div class="paragraph"><p>Before '
+     'each ref is updated the hook runs.</p></div><div class="listingblock"><div class="content">'
+     "<pre>" + "\n".join(f"check ref {i} against the allowed users" for i in range(30))
+     + '</pre></div></div><div class="paragraph"><p>With this, Linus can push.</p></div></div>',
+     "Hook", ["Hook"], "Linus can push"),
     ("a heading ending in #", "Languages", "<h1>Languages</h1><h2>C#</h2><p>dotnet</p>",
      "Languages", ["Languages", "C#"], "dotnet"),
     ("a quotation's own footer", "Q", ("<h1>Q</h1><blockquote><p>Be brief.</p><footer>Someone"
