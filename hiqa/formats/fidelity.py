@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 
 from ..model import Document
 from .llm_format import structure_confidence
-from .pdf_layout import numbering_depth
+from .pdf_lines import numbering_depth
 
 EVIDENCE = {
     "outline": "the PDF's outline (bookmarks)",

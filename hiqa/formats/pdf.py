@@ -44,15 +44,13 @@ from .pdf_figures import (
     figure_block,
     page_figures,
 )
-from .pdf_layout import (
+from .pdf_layout import deeper_headings, detect_headings
+from .pdf_lines import (
     BODY,
     HEADING,
     FoundHeading,
     Line,
     body_size,
-    deeper_headings,
-    detect_headings,
-    find_terms,
     margin_pieces,
     mark_furniture,
     norm_title,
@@ -66,6 +64,7 @@ from .pdf_tables import (
     extract_tables,
     ruled_area,
 )
+from .pdf_terms import find_terms
 from .pdf_title import choose_pdf_title, running_title
 from .pdf_toc import find_toc, page_ranges
 

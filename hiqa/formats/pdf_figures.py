@@ -30,7 +30,7 @@ import pymupdf
 
 from ..model import Block
 from ..structure import Event
-from .pdf_layout import BODY, CAPTION, Line
+from .pdf_lines import BODY, CAPTION, Line
 
 MIN_AREA = 0.02  # share of the page (a 100 x 100 pt picture on A4)
 MIN_SIDE = 64.0  # points

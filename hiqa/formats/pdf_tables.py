@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from .pdf_layout import BODY, CAPTION, TABLE, Line
+from .pdf_lines import BODY, CAPTION, TABLE, Line
 
 _CAPTION = re.compile(r"^(?:table|tab\.|tabelle|tableau)\s*[A-Z]?\d+(?:[.\-]\d+)*\b", re.IGNORECASE)
 _MIN_RULES = 2

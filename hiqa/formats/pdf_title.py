@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from .pdf_layout import FURNITURE, Line, norm_title, numbering_depth
+from .pdf_lines import FURNITURE, Line, norm_title, numbering_depth
 
 _TITLE_RATIO = 1.2  # a title block is set at least 20 % larger than the body text
 _TITLE_ZONE = 0.4  # ... in the top 40 % of the first page

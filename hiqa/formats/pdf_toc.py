@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from .pdf_layout import BODY, NAV, Line, norm_title, numbering_depth, strip_numbering
+from .pdf_lines import BODY, NAV, Line, norm_title, numbering_depth, strip_numbering
 
 _LEADER_RUN = re.compile(r"(?:[.\u00b7\u2024\u2027_\u2026]\s*){3,}")
 
