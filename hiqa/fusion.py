@@ -25,7 +25,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .params import FusionMethod, check_alpha, check_beta
+from .params import (
+    DEFAULT_ALPHA,
+    DEFAULT_BETA,
+    DEFAULT_METHOD,
+    FusionMethod,
+    check_alpha,
+    check_beta,
+)
 
 RRF_K = 60
 """Rank constant of reciprocal rank fusion, ``1 / (k + rank)`` with 1-based ranks: Cormack et
@@ -264,9 +271,9 @@ _METHODS: dict[FusionMethod, Callable[[Candidates, float, float], Contributions]
 
 def fuse(
     candidates: Candidates,
-    method: FusionMethod | str = FusionMethod.MINMAX,
-    alpha: float = 0.5,
-    beta: float = 0.2,
+    method: FusionMethod | str = DEFAULT_METHOD,
+    alpha: float = DEFAULT_ALPHA,
+    beta: float = DEFAULT_BETA,
     *,
     named_documents_first: bool = True,
 ) -> Ranking:
@@ -421,7 +428,7 @@ def decisiveness(values: np.ndarray, k: int = 5) -> float:
     return float(top[0] - top[1 : k + 1].mean())
 
 
-def adaptive_weights(candidates: Candidates, alpha: float = 0.5, beta: float = 0.2,
+def adaptive_weights(candidates: Candidates, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA,
                      spread: float = 0.3) -> Weights:
     """Query-adaptive α (paper A.13 recommends adapting α and β to the query).
 

@@ -17,6 +17,11 @@ from typing import Any
 
 from .errors import ParameterError
 
+# The one set of defaults (how α 0.7 and β 0.2 were chosen: docs/benchmarks.md, Evaluation)
+DEFAULT_ALPHA = 0.7
+DEFAULT_BETA = 0.2
+DEFAULT_METHOD = "minmax"
+
 
 def _number(name: str, value: Any, meaning: str) -> float:
     """``value`` as a float (NaN and infinities pass through for the range checks to name)."""

@@ -25,7 +25,7 @@ from .handles import HANDLES
 from .keywords import normalize_keyword, query_phrases, without_phrases
 from .lexical import LexicalIndex, LexicalText, Terms, gather_terms
 from .model import Segment
-from .params import check_k, check_weights
+from .params import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD, check_k, check_weights
 from .segment import head_and_body, segment_id
 from .store import payload_key
 
@@ -34,9 +34,6 @@ if TYPE_CHECKING:
 
 MAX_QUERY_CHARS = 4000
 ROUTE_K = 100
-DEFAULT_ALPHA = 0.7
-DEFAULT_BETA = 0.2
-DEFAULT_METHOD = "minmax"
 _LEXICAL_FIELDS = ["augmented_text", "doc_id", "doc_title", "path", "strategy", "kind", "order",
                    "piece", "version"]
 
