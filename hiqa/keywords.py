@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hiqa.errors import HiqaError
+from hiqa.tokenize import CJK as _CJK
 
 MAX_KEYWORDS = 20
 
@@ -40,7 +41,6 @@ GENERIC_WORDS = frozenset(
 )
 """Words that describe a document's kind rather than name it: never a keyword on their own."""
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _FILE_SUFFIXES = {".md", ".pdf", ".txt", ".docx", ".html", ".htm", ".gz", ".csv", ".json"}
 
 _MAN_NAME = re.compile(r"(?<![\w.-])([A-Za-z_][\w.+-]*?)\((\d[a-z]{0,4})\)")

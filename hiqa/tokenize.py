@@ -27,7 +27,10 @@ STOP_WORDS = frozenset(
 would otherwise match every segment.  Kept small on purpose: in a man page or datasheet almost
 every other word can be the one that matters.  Never applied to whole identifiers or options."""
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+"""Kana, CJK ideographs and compatibility ideographs: a regex character-class body, the one
+definition (tokens, keywords)."""
+_CJK = CJK
 _SEPARATORS = re.escape("-_./:+")
 
 _TOKEN = re.compile(
