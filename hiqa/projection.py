@@ -17,12 +17,14 @@ which keep slow UMAP layouts on disk per collection.
 """
 from __future__ import annotations
 
-import os
+import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from .files import atomic_write
 
 SILHOUETTE_SAMPLE = 4000
 """Silhouette is O(n²); above this many segments it is estimated on a fixed random sample."""
@@ -190,7 +192,6 @@ def load_cached(path: Path, ids: Sequence[str]) -> np.ndarray | None:
 
 
 def save_cached(path: Path, ids: Sequence[str], coords: np.ndarray) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
-    np.savez(tmp, ids=np.asarray(list(ids), dtype=str), coords=np.asarray(coords))
-    os.replace(tmp, path)
+    buf = io.BytesIO()
+    np.savez(buf, ids=np.asarray(list(ids), dtype=str), coords=np.asarray(coords))
+    atomic_write(path, buf.getvalue())

@@ -25,32 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import CollectionError
+from .files import _fsync, _fsync_dir, atomic_write
 from .store import HEAD_FIELD, Record, payload_key, version_key
-
-
-def atomic_write(path: Path, data: str | bytes) -> None:
-    """Write a file so that readers see the old or the new content, never a part."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-        fh.flush()
-        os.fsync(fh.fileno())  # a power cut must not leave an empty file behind the rename
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _fsync_dir(directory: Path) -> None:
-    with contextlib.suppress(OSError):  # not every file system syncs a folder
-        _fsync(directory)
 
 
 class StagedFiles:
