@@ -154,9 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _extra_commands() -> list[Callable[[argparse._SubParsersAction], None]]:
-    from . import cli_eval, cli_index, demo
+    from . import cli_demo, cli_eval, cli_index
 
-    return [cli_index.register, cli_eval.register, demo.register]
+    return [cli_index.register, cli_eval.register, cli_demo.register]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

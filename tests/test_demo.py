@@ -2,14 +2,14 @@
 sections that exist, and ``ensure_demo`` builds it from the shipped vectors without the model."""
 from __future__ import annotations
 
-import argparse
 import sqlite3
 import threading
 
 import pytest
 
 from hiqa import store
-from hiqa.demo import DEMO_COLLECTION, demo_dir, demo_documents, ensure_demo, register
+from hiqa.cli import main as cli_main
+from hiqa.demo import DEMO_COLLECTION, demo_dir, demo_documents, ensure_demo
 from hiqa.embed import EmbeddingCache
 from hiqa.evaluate import load_questions, path_matches
 from hiqa.formats import load_document
@@ -115,10 +115,6 @@ def test_named_question_finds_its_document(built):
 
 
 def test_cli_demo_reports_the_collection(built, capsys):
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data-dir")
-    register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["--data-dir", str(built[0].data_dir), "demo"])
-    assert args.func(args) == 0
+    assert cli_main(["demo", "--data-dir", str(built[0].data_dir)]) == 0
     out = capsys.readouterr().out
     assert "demo: 40 documents" in out and "hiqa search -c demo" in out
