@@ -9,18 +9,17 @@ import lxml.html
 
 from ...model import Block, Heading
 from ...structure import Event, is_term_text
-from .frame import _TITLE_BLOCK_CLASS, _Frame
+from .frame import _HEADING_TAGS, _TITLE_BLOCK_CLASS, _Frame
 
 _BLOCK_TAGS = {
     "p", "div", "li", "dt", "dd", "blockquote", "pre", "section", "article", "ul", "ol", "dl",
     "br", "hr", "figure", "figcaption", "header", "footer", "main", "aside", "td", "th", "tr",
 }
-_CELL_BREAKS = {"h1", "h2", "h3", "h4", "h5", "h6", "pre", "table"}
+_CELL_BREAKS = _HEADING_TAGS | {"pre", "table"}
 # a code listing set as one element per line (Doxygen's div.fragment > div.line)
 _LISTING_CLASS = re.compile(r"\bfragment\b", re.IGNORECASE)
 _PERMALINK_MARK = re.compile(r"(?:\s*[¶§🔗]+|\s+#+|\s*\[link\])$")  # "C#" keeps its "#"
 _LEAD_MARK = re.compile(r"^[◆¶§🔗]\s*")
-_HEADING_TAG = re.compile(r"h[1-6]")
 _ADMONITION_CLASS = re.compile(
     r"\b(admonition|note|tip|hint|warning|caution|important|danger)\b", re.IGNORECASE)
 _BOX_TAGS = ("div", "aside", "section")
@@ -29,6 +28,10 @@ _BOX_TAGS = ("div", "aside", "section")
 def _heading_text(raw: str) -> str:
     """A heading's text without the permalink marks generators put before or after it."""
     return _LEAD_MARK.sub("", _PERMALINK_MARK.sub("", " ".join(raw.split())))
+
+
+def _fenced(code: str) -> Block:
+    return Block("text", "```\n" + code + "\n```")
 
 
 def _code_layout_row(row: list[str], codes: list[str]) -> bool:
@@ -90,11 +93,10 @@ class _Collector:
                 self._rows, self._table_caption = [], ""
                 self._table_code, self._code_rows = [], {}
             return
-        if self._table_depth and _HEADING_TAG.fullmatch(tag) and not self._admonitions:
+        if self._table_depth and tag in _HEADING_TAGS and not self._admonitions:
             # a heading inside a table (Doxygen's group headers in its member tables) is a
             # heading: the rows before it are one table, the rows after it another
             self._emit_table()
-            self._rows = []
             self._heading, self._heading_tag = int(tag[1]), tag
             self._heading_el = self.element
             return
@@ -110,10 +112,10 @@ class _Collector:
                 if tag == "pre" and self._rows:
                     self._code = []
             return
-        if _HEADING_TAG.fullmatch(tag) and self._admonitions:
+        if tag in _HEADING_TAGS and self._admonitions:
             self._flush()
             self._label_tag = tag
-        elif _HEADING_TAG.fullmatch(tag):
+        elif tag in _HEADING_TAGS:
             self._flush()
             self._heading, self._heading_tag = int(tag[1]), tag
             self._heading_el = self.element
@@ -192,7 +194,7 @@ class _Collector:
                 text = "\n".join(ln for ln in text.split("\n") if ln.strip())
             self._buf.clear()
             if text.strip():
-                self.events.append(Block("text", "```\n" + text + "\n```"))
+                self.events.append(_fenced(text))
         elif tag in _BLOCK_TAGS:
             self._flush()
             if tag == "li":
@@ -226,7 +228,7 @@ class _Collector:
         if rows:
             self.events.append(Block("table", table_markdown(rows), caption=self._table_caption,
                                      rows=tuple(rows)))
-        self.events.extend(Block("text", "```\n" + code + "\n```") for code in self._table_code)
+        self.events.extend(_fenced(code) for code in self._table_code)
         self._rows, self._table_code, self._code_rows = [], [], {}
 
     def _term(self, term: str) -> None:

@@ -236,10 +236,17 @@ def _content(body: lxml.html.HtmlElement, root: lxml.html.HtmlElement,
 
 
 def _holds_heading(el: lxml.html.HtmlElement, frame: _Frame) -> bool:
-    """``el`` is or holds a heading outside the frame."""
-    if not isinstance(el.tag, str) or el in frame.chrome:
-        return False
-    return _is_heading(el) or any(_holds_heading(child, frame) for child in el)
+    """``el`` is or holds a heading outside the frame (a subtree without any heading, by the
+    frame's counts, is not walked; the walk is a loop, so no depth limit applies)."""
+    stack = [el] if frame._heads.get(el) else []
+    while stack:
+        node = stack.pop()
+        if not isinstance(node.tag, str) or node in frame.chrome:
+            continue
+        if _is_heading(node):
+            return True
+        stack.extend(node)
+    return False
 
 
 def _title_block(el: lxml.html.HtmlElement) -> bool:

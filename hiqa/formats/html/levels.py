@@ -16,6 +16,11 @@ _TYPE_PARAMETERS = re.compile(r"<[^<>]*>")
 _TITLE_SEPARATORS = re.compile(r"\s+(?:[—–|·«»:]{1,2}|-)\s+|:\s+")
 
 
+def _heading_indices(events: list[Event]) -> list[int]:
+    """Where the section headings are among the events (definition terms left out)."""
+    return [i for i, ev in enumerate(events) if isinstance(ev, Heading) and ev.kind == "heading"]
+
+
 def _nested(events: list[Event], elements: dict[int, lxml.html.HtmlElement]) -> list[Event]:
     """Heading levels the markup nests beyond its tags.
 
@@ -82,7 +87,7 @@ def _rebased(events: list[Event], title: str | None) -> list[Event]:
     one below it, whatever tags the generator chose (DocBook sets a reference page's title and
     its sections all as ``h2``; Sphinx starts at ``h1``, Javadoc at ``h2``).  A title that no
     heading spells (it came from ``<title>``) becomes the page's first heading."""
-    heads = [i for i, ev in enumerate(events) if isinstance(ev, Heading) and ev.kind == "heading"]
+    heads = _heading_indices(events)
     first_title = events[heads[0]].title if heads else None  # type: ignore[union-attr]
     if events and title is not None and not (
             first_title is not None and _plain(first_title) == _plain(title)):
@@ -127,7 +132,7 @@ def _plain(text: str) -> str:
 def _once(events: list[Event]) -> list[Event]:
     """Without a second heading that repeats the title (Texinfo sets "GNU Coding Standards"
     as the title block and again as its Top node's heading); its text stays."""
-    heads = [i for i, ev in enumerate(events) if isinstance(ev, Heading) and ev.kind == "heading"]
+    heads = _heading_indices(events)
     if len(heads) > 1 and _plain(events[heads[1]].title) == _plain(events[heads[0]].title):  # type: ignore[union-attr]
         return events[:heads[1]] + events[heads[1] + 1:]
     return events
@@ -148,7 +153,8 @@ def _title_parts(page_title: str) -> tuple[set[str], str, set[str]]:
 
 
 def _titled(events: list[Event], page_title: str | None) -> tuple[list[Event], str | None]:
-    """The page's events from its title heading on, and its document title.
+    """The page's events without the banner headings before its title heading, and its
+    document title.
 
     The title heading is one of the page's top-level headings (never a member or a section
     deeper down that happens to share a word with the ``<title>``): the one spelling the
@@ -163,7 +169,7 @@ def _titled(events: list[Event], page_title: str | None) -> tuple[list[Event], s
     """
     if not page_title:
         return events, None
-    heads = [i for i, ev in enumerate(events) if isinstance(ev, Heading) and ev.kind == "heading"]
+    heads = _heading_indices(events)
     if not heads:
         return events, " ".join(page_title.split())
     top = min(events[i].level for i in heads)  # type: ignore[union-attr]
