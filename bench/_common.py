@@ -11,10 +11,21 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_BENCH = Path(os.environ.get("HIQA_SHARED_BENCH") or ROOT.parent / "shared" / "bench")
 MAKE_DEV_CORPUS = SHARED_BENCH / "make_dev_corpus.py"
+
+
+def score_structure() -> ModuleType:
+    """The shared heading scorer (``../shared/bench/score_structure.py``), its folder put on the
+    import path once."""
+    if str(SHARED_BENCH) not in sys.path:
+        sys.path.insert(0, str(SHARED_BENCH))
+    import score_structure as scorer
+
+    return scorer
 
 
 def scratch(name: str) -> Path:

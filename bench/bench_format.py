@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from _common import ROOT, SHARED_BENCH, scratch
+from _common import ROOT, SHARED_BENCH, score_structure, scratch
 
 OCTAVE = Path("/usr/share/doc/octave/octave.pdf")
 WORK = scratch("hiqa-bench")
@@ -136,12 +136,10 @@ def score(gold_path: Path, pred: list[list]) -> dict | None:
     scorer = SHARED_BENCH / "score_structure.py"
     if not gold_path.exists() or not scorer.exists():
         return None
-    sys.path.insert(0, str(SHARED_BENCH))
-    import score_structure
-
-    gold = score_structure.load(str(gold_path))
+    scorer_module = score_structure()
+    gold = scorer_module.load(str(gold_path))
     items = [{"level": lv, "title": t, "page": p} for lv, t, p in pred]
-    return score_structure.score(gold, items)
+    return scorer_module.score(gold, items)
 
 
 def outline_exact(pdf: Path, pred: list[list]) -> bool:

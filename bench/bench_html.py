@@ -27,7 +27,7 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from _common import ROOT, SHARED_BENCH
+from _common import ROOT, score_structure
 
 sys.path.insert(0, str(ROOT))
 from hiqa.errors import DocumentError
@@ -56,13 +56,6 @@ SPEED_SETS = {
 BIG_PAGE = Path("/usr/share/doc/autoconf/autoconf.html")
 
 
-def scorer():
-    sys.path.insert(0, str(SHARED_BENCH))
-    import score_structure
-
-    return score_structure
-
-
 def table_texts(md: str) -> str:
     return "\n".join(ln for ln in md.splitlines() if ln.startswith("|"))
 
@@ -87,7 +80,7 @@ def score_page(gold_path: Path) -> dict:
                        markdown="", sections=())
     seconds = time.perf_counter() - t0
     pred = [{"level": h.level, "title": h.title, "page": 1} for h in doc.headings]
-    ss = scorer()
+    ss = score_structure()
     row = ss.score(ss.load(str(gold_path)), pred)
     md = doc.markdown
     leaks = [c for c in gold.get("chrome", []) if squash(c) in squash(md)]

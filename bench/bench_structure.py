@@ -27,7 +27,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from _common import ROOT, SHARED_BENCH, scratch
+from _common import ROOT, SHARED_BENCH, score_structure, scratch
 from bench_format import score
 
 MAKE_PDF_CASES = SHARED_BENCH / "make_pdf_cases.py"
@@ -59,14 +59,11 @@ def contained_f1(gold_path: Path, pred: list[list[object]]) -> float:
     often shorter than the printed heading ("mp_run" for "3.4.6 int mp_run(MP mp)") or lose
     characters ("fontsconf" for "fonts-conf", "F[C]pdfmarkF[]" for "pdfmark"); this column
     shows how much of the strict score's gap is that, never replaces it."""
-    if str(SHARED_BENCH) not in sys.path:  # the scorer lives beside the shared data
-        sys.path.insert(0, str(SHARED_BENCH))
-    import score_structure
-
-    gold = score_structure.load(str(gold_path))
+    scorer = score_structure()
+    gold = scorer.load(str(gold_path))
 
     def clean(t: object) -> str:
-        t = score_structure.norm_title(str(t))
+        t = scorer.norm_title(str(t))
         return re.sub(r"[-_]", "", re.sub(r"f\[c?\]", "", t))
 
     used: set[int] = set()
