@@ -240,10 +240,6 @@ def test_sections_whose_ids_spell_frame_words_stay_content():
     assert "Hidden until clicked" in doc.markdown and "[source]" not in doc.markdown
 
 
-def page(title: str, body: str) -> str:
-    return f"<html><head><title>{title}</title></head><body>{body}</body></html>"
-
-
 SPAN_LOG = "<h1>Log</h1>" + "".join(f"<span>entry {i} text<br>" for i in range(400))
 PG_TABLE = ('<h2>String Functions</h2><p>Intro.</p><div class="table"><p class="title"><b>Table '
             '9.9. SQL String Functions</b></p><div class="table-contents"><table><tr><th>Function'
@@ -315,7 +311,7 @@ LOSSES = [
 @pytest.mark.parametrize("case, title, body, want_title, want, kept", LOSSES,
                          ids=[c[0] for c in LOSSES])
 def test_nothing_of_the_page_is_lost(case, title, body, want_title, want, kept):
-    doc = parse_html(page(title, body), doc_id="x.html", source="x.html")
+    doc = parse_html(html(body, title), doc_id="x.html", source="x.html")
     assert doc.title == want_title
     assert [h.title for h in doc.headings] == want
     assert kept in doc.markdown
