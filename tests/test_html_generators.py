@@ -265,6 +265,11 @@ LOSSES = [
      ("<main><h1 class=title>Class Pair&lt;L,R&gt;</h1><p>A pair of two elements.</p><h2>Construc"
      "tor Details</h2><h3>Pair</h3><p>Creates a pair.</p></main>"), "Class Pair<L,R>",
      ["Class Pair<L,R>", "Constructor Details", "Pair"], "A pair of two elements."),
+    ("a page opening with its own name after the site's banner",
+     "django.db — Django 3.2 documentation",
+     ('<div class="document"><div id="hd"><h1>Django 3.2 documentation</h1></div><div class='
+      '"body"><h1>Source code for django.db</h1><pre>import os</pre></div></div>'),
+     "Source code for django.db", ["Source code for django.db"], "import os"),
     ("a late lone heading does not take the title or the text before it", "Widget manual",
      "<p>The widget frobs the gadget.</p><h2>License</h2><p>MIT</p>", "Widget manual",
      ["Widget manual", "License"], "The widget frobs the gadget."),

@@ -158,8 +158,9 @@ def _titled(events: list[Event], page_title: str | None) -> tuple[list[Event], s
 
     The title heading is one of the page's top-level headings (never a member or a section
     deeper down that happens to share a word with the ``<title>``): the one spelling the
-    ``<title>``'s leading parts, or its first part after a kind word ("Class CharEncoding",
-    "Source code for django.db"), else one spelling a later part.  The headings before it are
+    ``<title>``'s leading parts, or its first part after a kind word ("Class CharEncoding"),
+    else the page's opening heading ending with that part ("Source code for django.db": only
+    the site's name may stand before it), else one spelling a later part.  The headings before it are
     the site's banner ("Django 3.2.25 documentation" as an ``h1`` in the page header) and are
     dropped; text before it stays.  With no such heading the one heading that stands over all
     others and opens the page is the title (Texinfo heads "FIPS Mode" with "Appendix B
@@ -175,6 +176,7 @@ def _titled(events: list[Event], page_title: str | None) -> tuple[list[Event], s
     top = min(events[i].level for i in heads)  # type: ignore[union-attr]
     leading, first, later = _title_parts(page_title)
     best: tuple[int, int] | None = None  # (rank, position) of the title heading
+    site_only = True  # no top-level heading but the site's name ("Django documentation") yet
     for i in heads:
         ev = events[i]
         assert isinstance(ev, Heading)
@@ -184,11 +186,14 @@ def _titled(events: list[Event], page_title: str | None) -> tuple[list[Event], s
         if text in leading or (text.endswith(" " + first) and
                                len(text.split()) == len(first.split()) + 1):
             rank = 0
+        elif site_only and text.endswith(" " + first):
+            rank = 1  # the page opens naming itself: "Source code for django.conf.urls"
         elif text in later:
-            rank = 1
+            rank = 2
         else:
-            continue
-        if best is None or (rank, i) < best:
+            rank = -1
+        site_only = site_only and text in later
+        if rank >= 0 and (best is None or (rank, i) < best):
             best = (rank, i)
     if best is not None:
         at = best[1]
