@@ -67,6 +67,13 @@ def env(tmp_path_factory, embed_cache):
         "# Café\n\n## Notes\n\nCeci est très, très important pour le système français.\n"
         .encode("latin-1"))
     (files / "report.docx").write_bytes(b"PK\x03\x04 not supported")
+    (files / "moved.html").write_text(  # rustdoc, Sphinx: an old URL kept as a redirect stub
+        '<html><head><meta http-equiv="refresh" content="0;URL=new.html"><title>Redirection'
+        '</title></head><body><p>Redirecting to <a href="new.html">new.html</a>...</p></body>'
+        '</html>')
+    (files / "frames.html").write_text(  # a frameset page: its content is in other files
+        "<html><head><title>Docs</title></head><frameset><frame src=a.html><noframes><p>This "
+        "page uses frames.</p></noframes></frameset></html>")
     (files / "unterminated.csv").write_text(
         'doc,keyword\nwc.1.md,wordcount\nhead.1.md,"first lines\ntail.1.md,follow\n')
     (files / "binary.csv").write_bytes(b"doc,keyword\n\x00\x01\x02")
@@ -189,6 +196,10 @@ CLI = [
          argv=("ingest", "{files}/binary.md", "-c", "docs")),
     Case("ingest mostly symbols", "cli", r"error: does not look like text", code=1,
          argv=("ingest", "{files}/symbols.txt", "-c", "docs")),
+    Case("ingest redirect page", "cli", r"error: .*a redirect page \(to new\.html\).*ingest its "
+         r"target", code=1, argv=("ingest", "{files}/moved.html", "-c", "docs")),
+    Case("ingest frameset page", "cli", r"error: .*no text could be extracted", code=1,
+         argv=("ingest", "{files}/frames.html", "-c", "docs")),
     Case("ingest unsupported type", "cli", r"unsupported file type '\.docx'", code=1,
          argv=("ingest", "{files}/report.docx", "-c", "docs")),
     Case("ingest missing file", "cli", r"cannot read: No such file or directory", code=1,

@@ -10,7 +10,7 @@ import re
 
 import lxml.html
 
-_SKIP_TAGS = {"script", "style", "nav", "noscript", "noframes", "template", "svg", "button",
+_SKIP_TAGS = {"head", "script", "style", "nav", "noscript", "noframes", "template", "svg", "button",
               "input", "select", "textarea"}
 _FRAME_TAGS = ("div", "table", "header", "footer", "ul", "section", "aside", "p", "address", "hr")
 _NO_SPACE = str.maketrans("", "", " \n\t\r\xa0")
