@@ -27,7 +27,7 @@ from app_pages._shared import (
 from app_pages.ui_helpers import escape_markdown
 from hiqa.collection import list_collections
 from hiqa.errors import HiqaError
-from hiqa.progress import IngestProgress
+from hiqa.index.progress import IngestProgress
 from hiqa.version import version_line
 
 st.set_page_config(page_title="HiQA", page_icon=":material/account_tree:", layout="wide")

@@ -1,7 +1,7 @@
 """What every page shares: settings, the cached collection handles, and error display.
 
 Resources are opened once per server process (``st.cache_resource``) and shared by every browser
-session: the Qdrant client (``hiqa.store`` keeps one per data dir), each ``Collection`` and,
+session: the Qdrant client (``hiqa.index.store`` keeps one per data dir), each ``Collection`` and,
 through it, the embedder.
 """
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 import streamlit as st
 
 from app_pages.ui_helpers import PathNotAllowed, allowed_server_path, escape_markdown
-from hiqa.background import dense_worker, start_dense_worker
 from hiqa.collection import Collection, list_collections
 from hiqa.errors import HiqaError
+from hiqa.index.background import dense_worker, start_dense_worker
 from hiqa.model import Segment
 from hiqa.settings import Settings
 

@@ -27,12 +27,12 @@ from app_pages.ui_helpers import (
     source_anchor,
     source_labels,
 )
-from hiqa.answer import answer_note, answer_stream, parse_citations
+from hiqa.answer.cited import answer_note, answer_stream, parse_citations
 from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
 from hiqa.errors import HiqaError, LLMError
-from hiqa.fusion import FusionMethod, names_reorder
 from hiqa.llm import LLMClient, LLMConfig
-from hiqa.routes import ScopeHint
+from hiqa.retrieve.fusion import FusionMethod, names_reorder
+from hiqa.retrieve.routes import ScopeHint
 
 METHODS = [m.value for m in FusionMethod]
 ROUTE_COLOURS = {"dense": "#4C78A8", "bm25": "#F58518", "keyword": "#54A24B"}

@@ -18,7 +18,7 @@ from app_pages.ui_helpers import (
     section_key,
     segment_label,
 )
-from hiqa.projection import (
+from hiqa.eval.projection import (
     knn_purity,
     load_cached,
     pca_fit,

@@ -33,7 +33,7 @@ def nearest(options: list[float], value: float) -> float:
     return min(options, key=lambda o: abs(o - value))
 
 try:
-    from hiqa import evaluate as engine
+    from hiqa.eval import runner as engine
 except ImportError as exc:
     st.warning(f"The evaluation engine is not available yet ({exc}).")
     st.stop()

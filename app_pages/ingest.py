@@ -28,15 +28,15 @@ from app_pages.ui_helpers import (
     settle_uploads,
     stage_uploads,
 )
-from hiqa.background import start_dense_worker
+from hiqa.augment import Strategy
 from hiqa.collection import Collection, check_name
-from hiqa.embed import EmbedderName
+from hiqa.embed.factory import EmbedderName
 from hiqa.errors import HiqaError
 from hiqa.formats import SUPPORTED_EXTENSIONS
-from hiqa.ingest import file_sizes
-from hiqa.llm_ingest import add_llm_keywords, cached_llm, format_step
-from hiqa.progress import IngestProgress
-from hiqa.segment import Strategy
+from hiqa.index.background import start_dense_worker
+from hiqa.index.ingest import file_sizes
+from hiqa.index.llm_ingest import add_llm_keywords, cached_llm, format_step
+from hiqa.index.progress import IngestProgress
 
 INTO = {"existing": ":material/folder_open: An existing collection",
         "new": ":material/add_circle: A new collection"}
@@ -54,7 +54,7 @@ current = st.session_state.get(COLLECTION_KEY)
 class StageProgress:
     """One bar for the whole ingest, a status line per document.
 
-    The bar's share and ETA come from ``hiqa.progress.IngestProgress``: embedding, the slow
+    The bar's share and ETA come from ``hiqa.index.progress.IngestProgress``: embedding, the slow
     stage, gets most of the width, and the bar moves after every batch of it.
     """
 

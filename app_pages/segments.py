@@ -17,9 +17,9 @@ from app_pages.ui_helpers import (
     tree_label,
     visible_nodes,
 )
+from hiqa.augment import augmented_lead, render_path
 from hiqa.errors import HiqaError
 from hiqa.model import normalize_title, segment_pages_label
-from hiqa.segment import augmented_lead, render_path
 
 st.title("Segments")  # first, so the page shows before the collection opens
 col = current_collection()

@@ -16,10 +16,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from hiqa.answer import block_header, parse_citations
+from hiqa.answer.cited import block_header, parse_citations
+from hiqa.augment import render_path
 from hiqa.model import Segment, normalize_title, pages_label, segment_pages_label
-from hiqa.routes import Hit
-from hiqa.segment import render_path
+from hiqa.retrieve.routes import Hit
 
 # --------------------------------------------------------------------------- uploads
 

@@ -9,7 +9,7 @@ Each line of ``data/demo/questions.jsonl`` carries a short ``answer_phrase`` quo
 gold section (e.g. "default fillfactor of 90").  For every question the demo collection is
 searched exactly as the Chat page does (the collection's preset weights, top 5), the answer is
 generated from those five context blocks, and the answer counts as correct when it contains the
-phrase (case, whitespace and citations ignored: ``hiqa.answer.contains_phrase``).  The table
+phrase (case, whitespace and citations ignored: ``hiqa.answer.cited.contains_phrase``).  The table
 shows where each miss comes from: the phrase was not in the context at all (a retrieval miss)
 or it was in the context but the answer did not quote it (an answer miss).
 
@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hiqa.answer import answer, contains_phrase
+from hiqa.answer.cited import answer, contains_phrase
 from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD, Collection
 from hiqa.demo import DEMO_COLLECTION, demo_dir, ensure_demo
 from hiqa.llm import LLMClient, LLMConfig

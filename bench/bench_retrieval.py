@@ -24,9 +24,9 @@ Questions are the dev corpus's real tldr-pages questions.  Measured, warm, per q
   scoped to 10 documents;
 * ``fuse`` on 200 candidates for every fusion method (what a slider move costs);
 * ingest split into the store's upserts, deleting replaced versions, registry writes and the
-  lexical-index build (``hiqa.routes.derived``), and reopening the collection in a clean
-  process state (``hiqa.store.close_all``): registry, shard, saved lexical index, first answer;
-* the lexical route: bm25s (``hiqa.lexical.LexicalIndex``, one field) against rank-bm25's
+  lexical-index build (``hiqa.retrieve.routes.derived``), and reopening the collection in a clean
+  process state (``hiqa.index.store.close_all``): registry, shard, saved lexical index, first answer;
+* the lexical route: bm25s (``hiqa.index.lexical.LexicalIndex``, one field) against rank-bm25's
   ``BM25Okapi`` and against Qdrant Edge sparse vectors with the IDF modifier (a second shard),
   all with HiQA's terms; top-10 overlap shows they rank alike, so the times compare like with
   like.
@@ -65,18 +65,18 @@ sys.path.insert(0, str(ROOT))
 import bm25s
 import qdrant_edge as qe
 
-from hiqa import routes
+from hiqa.augment import segment_document
 from hiqa.collection import Collection
 from hiqa.formats import load_document
-from hiqa.fusion import Candidates, FusionMethod, fuse
 from hiqa.handles import HANDLES
-from hiqa.lexical import K1, B, LexicalIndex
-from hiqa.lexical import terms as tokenize  # the lexical route's terms (stemmed words)
-from hiqa.routes import SearchResult, derived, top_k
-from hiqa.segment import segment_document
+from hiqa.index.lexical import K1, B, LexicalIndex
+from hiqa.index.lexical import terms as tokenize  # the lexical route's terms (stemmed words)
+from hiqa.index.store import BATCH, close_all
+from hiqa.index.store.edge import HNSW_FROM
+from hiqa.retrieve import routes
+from hiqa.retrieve.fusion import Candidates, FusionMethod, fuse
+from hiqa.retrieve.routes import SearchResult, derived, top_k
 from hiqa.settings import Settings
-from hiqa.store import BATCH, close_all
-from hiqa.store.edge import HNSW_FROM
 
 DIM = RandomEmbedder.dim
 SEGMENTS_PER_DOC = 11.0  # man pages give ~11.7 HCA segments each; used to size the corpus

@@ -87,7 +87,7 @@ class RandomEmbedder:
 
     A text's vector costs microseconds (``_text_units``).  The ingest's rate excludes the
     stand-in's time, and the documents are formatted in a helper process while the ingest's
-    process embeds (``hiqa.prepare``): a stand-in that took real time would be subtracted for
+    process embeds (``hiqa.index.prepare``): a stand-in that took real time would be subtracted for
     time the ingest spent waiting on the helper anyway.  Its first version, a random generator
     per text, took 55 us a segment (11 s of a 200k ingest).
     """

@@ -109,7 +109,7 @@ def peer_headings(pdf: Path) -> list[list[object]]:
 
 
 def structure_table(folder: Path, quick: bool, peer: bool = False) -> None:
-    from hiqa.formats.pdf import parse_pdf
+    from hiqa.formats.pdf.reader import parse_pdf
 
     golds = sorted(folder.glob("*.gold.json"))
     if quick:
@@ -166,7 +166,7 @@ def structure_table(folder: Path, quick: bool, peer: bool = False) -> None:
 
 
 def man_titles(folder: Path) -> None:
-    from hiqa.formats.pdf import parse_pdf
+    from hiqa.formats.pdf.reader import parse_pdf
 
     sources: Counter[str] = Counter()
     wrong = []

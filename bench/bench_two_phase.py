@@ -14,7 +14,7 @@ dense vectors comes to the embedder's own speed.
    ``--big-mb`` MB: wall time and the process's peak RSS.
 4. **Questions while the dense route fills in**: the app's case, in one process: the corpus
    ingested with dense vectors later (a fresh embedding cache), the background worker started
-   (``hiqa.background``), then ``--questions`` questions asked one after another while it runs;
+   (``hiqa.index.background``), then ``--questions`` questions asked one after another while it runs;
    the first pays for loading the model, the others are what a user waits for.
 
 Prints one Markdown table.
@@ -69,7 +69,7 @@ def make_text(path: Path, megabytes: float, seed: int = 1) -> None:
 def hiqa(env: dict[str, str], *words: str) -> tuple[float, float, str]:
     """Run the CLI in a new process: (wall seconds, its peak RSS in MB, stdout)."""
     t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "hiqa.cli", *words], env=env, cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-m", "hiqa.cli.main", *words], env=env, cwd=ROOT,
                           capture_output=True, text=True, check=False)
     wall = time.perf_counter() - t
     if proc.returncode != 0:
@@ -85,7 +85,7 @@ def peak_child_rss_mb() -> float:
 BACKGROUND = """
 import json, statistics, sys, time
 from pathlib import Path
-from hiqa.background import start_dense_worker
+from hiqa.index.background import start_dense_worker
 from hiqa.collection import Collection
 from hiqa.settings import Settings
 corpus, data, n = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
@@ -107,7 +107,7 @@ BOUND = """
 import json, sys, time
 from hiqa.collection import Collection
 from hiqa.settings import Settings
-from hiqa.embed import get_embedder
+from hiqa.embed.factory import get_embedder
 from pathlib import Path
 col = Collection("bench", Settings(data_dir=Path(sys.argv[1])))
 texts = [s.augmented_text for s in col.segments()]

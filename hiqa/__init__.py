@@ -2,8 +2,8 @@
 
 The engine never imports Streamlit; the app in ``app.py``/``pages/`` and the ``hiqa`` CLI call it.
 """
-from .errors import HiqaError
-from .model import Block, Document, Heading, Section, Segment
+from hiqa.errors import HiqaError
+from hiqa.model import Block, Document, Heading, Section, Segment
 
 __all__ = ["Block", "Document", "Heading", "HiqaError", "Section", "Segment"]
 
@@ -11,7 +11,7 @@ __all__ = ["Block", "Document", "Heading", "HiqaError", "Section", "Segment"]
 def __getattr__(name: str) -> str:
     """``hiqa.__version__`` from the installed metadata, so pyproject.toml is its one source."""
     if name == "__version__":
-        from .version import package_version
+        from hiqa.version import package_version
 
         return package_version()
     raise AttributeError(f"module 'hiqa' has no attribute {name!r}")

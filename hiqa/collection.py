@@ -32,12 +32,15 @@ from typing import Any
 
 import numpy as np
 
-from . import ingest as _ingest
-from .errors import CollectionError, DocumentError, HiqaError
-from .faults import checkpoint
-from .handles import HANDLES
-from .ingest import IngestResult, Progress, file_hash, safe_doc_name, titled_version
-from .keywords import (
+from hiqa.augment import SEGMENT_FORMAT, Strategy
+from hiqa.errors import CollectionError, DocumentError, HiqaError
+from hiqa.faults import checkpoint
+from hiqa.handles import HANDLES
+from hiqa.index import ingest as _ingest
+from hiqa.index.ingest import IngestResult, Progress, file_hash, safe_doc_name, titled_version
+from hiqa.index.registry import Registry, StoredVersions
+from hiqa.index.store import Store, is_embedded, open_store, payload_key, store_key, version_key
+from hiqa.keywords.rules import (
     Distinct,
     Keyword,
     distinctive_keywords,
@@ -45,10 +48,9 @@ from .keywords import (
     merge_keywords,
     normalized_keywords,
 )
-from .model import Document, Segment
-from .params import Preset, check_k, check_preset, check_weights
-from .registry import Registry, StoredVersions
-from .routes import (
+from hiqa.model import Document, Segment
+from hiqa.retrieve.params import Preset, check_k, check_preset, check_weights
+from hiqa.retrieve.routes import (
     DEFAULT_ALPHA,
     DEFAULT_BETA,
     DEFAULT_METHOD,
@@ -62,9 +64,7 @@ from .routes import (
     retrieve_vector,
     segment_from_payload,
 )
-from .segment import SEGMENT_FORMAT, Strategy
-from .settings import Settings
-from .store import Store, is_embedded, open_store, payload_key, store_key, version_key
+from hiqa.settings import Settings
 
 __all__ = ["DEFAULT_ALPHA", "DEFAULT_BETA", "DEFAULT_METHOD", "ROUTE_K", "Collection", "Hit",
            "IngestResult", "Progress", "SearchResult", "check_name", "context_key", "file_hash",
@@ -87,7 +87,7 @@ def list_collections(settings: Settings | None = None) -> list[str]:
     settings = settings or Settings()
     names = {p.parent.name for p in (settings.data_dir / "collections").glob("*/meta.json")}
     if not is_embedded(settings):
-        from .store import get_client
+        from hiqa.index.store import get_client
 
         names |= {c.name[len("hiqa__"):] for c in get_client(settings).get_collections().collections
                   if c.name.startswith("hiqa__")}
@@ -256,7 +256,7 @@ class Collection:
 
     # ----------------------------------------------------------------- embedder
     def _make_embedder(self, name: str):  # type: ignore[no-untyped-def]
-        from .embed import embedder_from_settings
+        from hiqa.embed.factory import embedder_from_settings
 
         return embedder_from_settings(self.settings, name)
 
@@ -303,7 +303,7 @@ class Collection:
         Files are found recursively under directories.  ``doc_id`` is the path relative to
         ``root`` (default: the folder holding all inputs, see ``ingest.expand``).  A file that
         fails is reported and skipped; a crash loses at most the last few seconds of work and
-        never what was indexed before (``hiqa.ingest``).  ``dense="later"`` writes documents
+        never what was indexed before (``hiqa.index.ingest``).  ``dense="later"`` writes documents
         without dense vectors: searchable at once by the lexical and keyword routes, embedded
         afterwards by ``fill_dense``.
         """

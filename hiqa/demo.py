@@ -23,11 +23,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
-from .collection import Collection, IngestResult, Progress, list_collections
-from .embed import EmbeddingCache
-from .errors import CollectionError, IngestBusyError
-from .formats import SUPPORTED_EXTENSIONS
-from .settings import Settings
+from hiqa.collection import Collection, IngestResult, Progress, list_collections
+from hiqa.embed.factory import EmbeddingCache
+from hiqa.errors import CollectionError, IngestBusyError
+from hiqa.formats import SUPPORTED_EXTENSIONS
+from hiqa.settings import Settings
 
 DEMO_COLLECTION = "demo"
 DEMO_DIR_ENV = "HIQA_DEMO_DIR"

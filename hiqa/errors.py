@@ -52,7 +52,7 @@ class QueryError(HiqaError):
 
 
 class ParameterError(QueryError, ValueError):
-    """A ranking parameter out of range (α, β, k, fusion method); see ``hiqa.params``.
+    """A ranking parameter out of range (α, β, k, fusion method); see ``hiqa.retrieve.params``.
 
     Also a ``ValueError``, so callers that guarded ``fuse`` against ValueError keep working.
     """

@@ -19,15 +19,15 @@ from typing import Any
 @dataclass
 class Handles:
     stores: dict[str, Any] = field(default_factory=dict)
-    """store key -> ``hiqa.store.Store``"""
+    """store key -> ``hiqa.index.store.Store``"""
     clients: dict[str, Any] = field(default_factory=dict)
     """server URL or folder -> ``QdrantClient``"""
     embedders: dict[str, Any] = field(default_factory=dict)
     """embedder name, cache dir and endpoint -> ``CachedEmbedder``"""
     derived: dict[str, Any] = field(default_factory=dict)
-    """collection key -> ``hiqa.routes.Derived`` (lexical index + segments of one generation)"""
+    """collection key -> ``hiqa.retrieve.routes.Derived`` (lexical index + segments of one generation)"""
     workers: dict[str, Any] = field(default_factory=dict)
-    """collection key -> ``hiqa.background.DenseWorker`` (dense vectors filled in the app)"""
+    """collection key -> ``hiqa.index.background.DenseWorker`` (dense vectors filled in the app)"""
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     def forget(self, key: str) -> None:

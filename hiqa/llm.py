@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .errors import LLMError
+from hiqa.errors import LLMError
 
 if TYPE_CHECKING:
-    from .settings import Settings
+    from hiqa.settings import Settings
 
 Message = Mapping[str, str]
 
@@ -54,7 +54,7 @@ class LLMConfig:
     def from_env(cls) -> LLMConfig | None:
         """Read ``HIQA_LLM_*`` (through ``hiqa.settings``, the one place that reads the
         environment); ``None`` when no base URL is set, the offline default."""
-        from .settings import Settings
+        from hiqa.settings import Settings
 
         try:
             settings = Settings()

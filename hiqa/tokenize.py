@@ -70,7 +70,7 @@ def normalised_tokens(text: str) -> list[str]:
     """``tokenize`` of a text that is already NFKC-normalised and case-folded.
 
     No token spans whitespace, so the tokens of a text are the tokens of its
-    whitespace-separated chunks in order (``hiqa.lexical`` memoises chunks when indexing).
+    whitespace-separated chunks in order (``hiqa.index.lexical`` memoises chunks when indexing).
     """
     tokens: list[str] = []
     for match in _TOKEN.finditer(text):

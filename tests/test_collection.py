@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from index_fixtures import DOCS, store_held_elsewhere
 
-from hiqa import store
 from hiqa.collection import Collection, list_collections, read_registry
 from hiqa.errors import CollectionError, DocumentError, QueryError
-from hiqa.fusion import fuse
 from hiqa.handles import HANDLES
-from hiqa.ingest import ingest_lock, repair
-from hiqa.routes import SCOPE_HINT_DOCS
+from hiqa.index import store
+from hiqa.index.ingest import ingest_lock, repair
+from hiqa.retrieve.fusion import fuse
+from hiqa.retrieve.routes import SCOPE_HINT_DOCS
 
 
 def build(settings, corpus, **kw):
@@ -138,7 +138,7 @@ def test_crash_mid_replace_keeps_previous_version(settings, corpus, monkeypatch)
     def crash(*a, **k):
         raise KeyboardInterrupt("power cut")
 
-    monkeypatch.setattr("hiqa.ingest._commit", crash)  # new points written, registry not
+    monkeypatch.setattr("hiqa.index.ingest._commit", crash)  # new points written, registry not
     with pytest.raises(KeyboardInterrupt):
         col.ingest([corpus])
     monkeypatch.undo()
@@ -162,11 +162,11 @@ def test_markdown_copies_are_durable_before_the_commit_that_names_them(settings,
     names has its copy in place and fsynced by then, and no temporary file is left."""
     import os
 
-    import hiqa.ingest
-    import hiqa.registry
+    import hiqa.index.ingest
+    import hiqa.index.registry
 
     synced: set[tuple[int, int]] = set()
-    real_fsync, real_write = os.fsync, hiqa.registry.atomic_write
+    real_fsync, real_write = os.fsync, hiqa.index.registry.atomic_write
     commits: list[list[str]] = []
 
     def fsync(fd):
@@ -175,7 +175,7 @@ def test_markdown_copies_are_durable_before_the_commit_that_names_them(settings,
         return real_fsync(fd)
 
     def atomic_write(path, data):
-        if path.name == hiqa.registry.Registry.FILE:
+        if path.name == hiqa.index.registry.Registry.FILE:
             import json
 
             docs = json.loads(data)["documents"]
@@ -186,8 +186,8 @@ def test_markdown_copies_are_durable_before_the_commit_that_names_them(settings,
         return real_write(path, data)
 
     monkeypatch.setattr(os, "fsync", fsync)
-    monkeypatch.setattr(hiqa.registry, "atomic_write", atomic_write)
-    monkeypatch.setattr(hiqa.ingest, "COMMIT_EVERY_S", 0.0)  # a commit after every document
+    monkeypatch.setattr(hiqa.index.registry, "atomic_write", atomic_write)
+    monkeypatch.setattr(hiqa.index.ingest, "COMMIT_EVERY_S", 0.0)  # a commit after every document
     col = build(settings, corpus)
     assert len([c for c in commits if c]) >= len(DOCS)  # the check ran at every commit
     md_dir = settings.markdown_dir / col.name
@@ -202,10 +202,10 @@ def test_finalize_runs_when_the_last_document_was_committed_on_time(settings, co
     document, nothing was left pending and the ingest skipped its finalize stage: no lexical
     index saved for the new generation (the first search rebuilt it, reading every payload
     back) and no ``optimize`` (a large shard stayed without its int8 copy or graph)."""
-    import hiqa.ingest
-    from hiqa.lexical import LexicalIndex
+    import hiqa.index.ingest
+    from hiqa.index.lexical import LexicalIndex
 
-    monkeypatch.setattr(hiqa.ingest, "COMMIT_EVERY_S", 0.0)  # a commit after every document
+    monkeypatch.setattr(hiqa.index.ingest, "COMMIT_EVERY_S", 0.0)  # a commit after every document
     optimized: list[int] = []
     col = Collection("man", settings, create=True)
     real_optimize = col.store.optimize
@@ -225,7 +225,7 @@ def test_an_ingest_builds_each_full_segment_before_writing_on(settings, corpus, 
     next document's points; the last, partial segment is built by the finalize stage, beside
     the helper's lexical index.  The builds happen at the point counts the documents' segment
     counts say."""
-    from hiqa.store import edge
+    from hiqa.index.store import edge
 
     monkeypatch.setattr(edge, "SEGMENT_POINTS", 3)
     col = Collection("man", settings, create=True)

@@ -7,12 +7,12 @@ import threading
 
 import pytest
 
-from hiqa import store
-from hiqa.cli import main as cli_main
+from hiqa.cli.main import main as cli_main
 from hiqa.demo import DEMO_COLLECTION, demo_dir, demo_documents, ensure_demo
-from hiqa.embed import EmbeddingCache
-from hiqa.evaluate import load_questions, path_matches
+from hiqa.embed.factory import EmbeddingCache
+from hiqa.eval.runner import load_questions, path_matches
 from hiqa.formats import load_document
+from hiqa.index import store
 from hiqa.settings import Settings
 
 DEMO = demo_dir()

@@ -14,9 +14,10 @@ import streamlit as st
 from index_fixtures import DOCS
 from streamlit.testing.v1 import AppTest
 
-from hiqa import cli, store
-from hiqa.background import dense_worker
+from hiqa.cli import main as cli
 from hiqa.collection import Collection
+from hiqa.index import store
+from hiqa.index.background import dense_worker
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
@@ -53,7 +54,7 @@ def test_ingest_later_then_embed_from_the_cli(settings, corpus, capsys):
 
 
 def test_an_ingest_waits_for_a_vector_write_instead_of_failing(settings, corpus):
-    from hiqa.ingest import ingest_lock
+    from hiqa.index.ingest import ingest_lock
 
     col = Collection("man", settings, create=True)
     col.ingest([corpus / "wc.1.md"], root=corpus, dense="later")

@@ -261,7 +261,7 @@ def test_demo_chat_rerank_and_pages(server, page):
     settle(page)
     z = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
         .map(p => p.data && p.data[0]).find(t => t && t.type === 'heatmap').z""")
-    # one row per β, one column per α (hiqa.evaluate's grid), and the surface is drawn from
+    # one row per β, one column per α (hiqa.eval.runner's grid), and the surface is drawn from
     # measured values, not one constant.  Whether β moves the metrics is a property of the
     # corpus: on these four pages and four questions it does not (tests/test_evaluate.py
     # checks that it does on the whole demo with its lexicon).

@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 from llm_server import JsonHandler, LocalServer, free_port
 
-from hiqa.embed import (
+from hiqa.embed.base import BaseEmbedder
+from hiqa.embed.factory import (
     CachedEmbedder,
     Embedder,
     EmbeddingCache,
@@ -32,7 +33,6 @@ from hiqa.embed import (
     get_embedder,
     l2_normalise,
 )
-from hiqa.embedders.base import BaseEmbedder
 from hiqa.errors import EmbeddingError, HiqaError
 from hiqa.settings import Settings
 from hiqa.tokenize import count_tokens
@@ -249,7 +249,7 @@ _FILL_CACHE = """
 import sys
 import threading
 import numpy as np
-from hiqa.embed import EmbeddingCache
+from hiqa.embed.factory import EmbeddingCache
 directory, worker = sys.argv[1], int(sys.argv[2])
 rng = np.random.default_rng(worker)
 with EmbeddingCache(directory) as cache:

@@ -5,9 +5,10 @@ import json
 
 import pytest
 
-from hiqa.cli import main
+from hiqa.augment import segment_document
+from hiqa.cli.main import main
 from hiqa.errors import HiqaError
-from hiqa.evaluate import (
+from hiqa.eval.runner import (
     VARIANTS,
     Gold,
     GoldJudge,
@@ -18,7 +19,6 @@ from hiqa.evaluate import (
     sample_kb,
 )
 from hiqa.formats import load_document
-from hiqa.segment import segment_document
 
 
 def test_path_matching_rule():

@@ -39,8 +39,9 @@ import numpy as np
 import pytest
 
 import hiqa
-from hiqa import faults, store
+from hiqa import faults
 from hiqa.collection import Collection
+from hiqa.index import store
 from hiqa.settings import Settings
 
 SEED = 12
@@ -314,9 +315,9 @@ def references(tmp_path_factory, embed_cache) -> References:
 # --------------------------------------------------------------------------- the test
 CHILD = """
 import json, os, sys
-import hiqa.prepare
-from hiqa.cli import main
-hiqa.prepare.HELPER_FROM = 1  # these corpora are small: format in a helper, as large ones do
+import hiqa.index.prepare
+from hiqa.cli.main import main
+hiqa.index.prepare.HELPER_FROM = 1  # these corpora are small: format in a helper, as large ones do
 setup, command, crash_at = json.loads(sys.argv[1])
 for words in setup:
     if main(words) != 0:

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from hiqa.cli import main
+from hiqa.cli.main import main
 from hiqa.errors import DocumentError, EmptyDocumentError, UnsupportedFormatError
 from hiqa.formats import load_document
 

@@ -9,7 +9,7 @@ import pytest
 from qdrant_client.http import models
 from qdrant_client.hybrid.fusion import reciprocal_rank_fusion
 
-from hiqa.fusion import (
+from hiqa.retrieve.fusion import (
     Candidates,
     FusionMethod,
     fuse,
@@ -279,7 +279,7 @@ def _cands(dense, bm25, matches=None):
 
 
 def test_decisiveness_by_hand():
-    from hiqa.fusion import decisiveness
+    from hiqa.retrieve.fusion import decisiveness
 
     # min-max → [1, 0.5, 0.5, 0, 0, 0]; top 1 minus the mean of the next five (0.2) = 0.8
     assert decisiveness(np.array([0.9, 0.7, 0.7, 0.5, 0.5, 0.5])) == pytest.approx(0.8)
@@ -288,7 +288,7 @@ def test_decisiveness_by_hand():
 
 
 def test_adaptive_alpha_leans_to_the_decisive_route():
-    from hiqa.fusion import adaptive_weights
+    from hiqa.retrieve.fusion import adaptive_weights
 
     flat_bm25 = _cands([0.9, 0.5, 0.5, 0.5, 0.5, 0.5], [1.0, 1.0, 1.0, 1.0, 1.0, 0.0])
     w = adaptive_weights(flat_bm25, alpha=0.5, beta=0.2, spread=0.3)
@@ -306,7 +306,7 @@ def test_adaptive_alpha_leans_to_the_decisive_route():
 
 def test_a_pending_dense_score_takes_the_candidates_bm25_score():
     """--dense later: a segment without its vector yet is judged on BM25, not sunk."""
-    from hiqa.fusion import Candidates, fuse
+    from hiqa.retrieve.fusion import Candidates, fuse
 
     c = Candidates(ids=("embedded", "pending", "weak"), dense=np.array([0.9, np.nan, 0.1]),
                    dense_content=np.full(3, np.nan), bm25=np.array([2.0, 8.0, 1.0]),

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from hiqa import store
-from hiqa.cli import main
+from hiqa.cli.main import main
 from hiqa.collection import Collection
+from hiqa.index import store
 
 MODULES = ("contextlib", "os", "shutil")
 

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from hiqa.errors import HiqaError
-from hiqa.keywords import (
+from hiqa.keywords.rules import (
     MAX_KEYWORDS,
     Identities,
     _is_part_number,
@@ -179,7 +179,7 @@ def test_load_lexicon_missing_file(tmp_path: Path) -> None:
 
 
 def test_clean_keyword_keeps_paired_brackets_and_strips_enclosing_ones():
-    from hiqa.keywords import clean_keyword
+    from hiqa.keywords.rules import clean_keyword
 
     assert clean_keyword("open(2)") == "open(2)"
     assert clean_keyword('"(CA-IS3722HS)",') == "CA-IS3722HS"

@@ -20,9 +20,9 @@ from hiqa.formats.llm_format import (
     structure_confidence,
     validate_reformat,
 )
+from hiqa.formats.structure import build_document
 from hiqa.llm import CachedLLM, LLMClient, LLMConfig
 from hiqa.model import Block, Document, Heading
-from hiqa.structure import build_document
 
 SECTIONS = [
     ("1 Overview", "The Model X200 router connects small offices to the internet."),

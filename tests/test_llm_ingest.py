@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from llm_server import MODEL_ALIAS
 
-from hiqa import store
-from hiqa.cli import main
+from hiqa.cli.main import main
 from hiqa.collection import Collection
+from hiqa.index import store
 
 
 def test_ingest_with_llm_keywords_and_format(settings, corpus, llm_server, monkeypatch, capsys):

@@ -1,4 +1,4 @@
-"""hiqa.llm_keywords: parsing, grounding, merging with sources, and calls to a real server."""
+"""hiqa.keywords.llm: parsing, grounding, merging with sources, and calls to a real server."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import pytest
 from llm_server import MODEL_ALIAS, ScriptedServer
 
 from hiqa.errors import LLMError
-from hiqa.keywords import Keyword, merge_keywords, normalize_keyword
-from hiqa.llm import CachedLLM, LLMClient, LLMConfig
-from hiqa.llm_keywords import (
+from hiqa.keywords.llm import (
     MAX_KEYWORDS,
     keyword_messages,
     llm_keywords,
     parse_keywords,
 )
+from hiqa.keywords.rules import Keyword, merge_keywords, normalize_keyword
+from hiqa.llm import CachedLLM, LLMClient, LLMConfig
 
 TITLE = "CA-IS3722HS Dual-Channel Digital Isolator Datasheet"
 FIRST_PAGE = (

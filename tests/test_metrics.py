@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import ndcg_score
 
-from hiqa.metrics import (
+from hiqa.eval.metrics import (
     bootstrap_ci,
     hit_at_k,
     log_rank_index,
@@ -129,7 +129,7 @@ def test_paired_test() -> None:
 
 
 def test_section_recall_counts_each_gold_section_once():
-    from hiqa.metrics import section_recall_at_k
+    from hiqa.eval.metrics import section_recall_at_k
 
     # two gold sections, one segment lies in both (rank 1 twice), one section never ranked
     assert section_recall_at_k([1, 1, None], 5) == pytest.approx(2 / 3)

@@ -9,8 +9,8 @@ import pytest
 
 from hiqa.errors import DocumentError, EncryptedDocumentError, ScannedDocumentError
 from hiqa.formats import load_document
-from hiqa.formats.pdf import parse_pdf
-from hiqa.formats.pdf_lines import numbering_depth, strip_numbering
+from hiqa.formats.pdf.lines import numbering_depth, strip_numbering
+from hiqa.formats.pdf.reader import parse_pdf
 from hiqa.model import Document, Section
 
 

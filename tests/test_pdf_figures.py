@@ -17,10 +17,10 @@ from index_fixtures import data_and_corpus
 from pdf_fixtures import LEFT, LOREM, Writer
 from streamlit.testing.v1 import AppTest
 
-from hiqa import store
+from hiqa.augment import segment_document
 from hiqa.collection import Collection
 from hiqa.formats import load_document
-from hiqa.segment import segment_document
+from hiqa.index import store
 from hiqa.settings import Settings
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

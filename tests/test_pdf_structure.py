@@ -11,8 +11,8 @@ from typing import Any
 import pdf_fixtures as fx
 import pytest
 
-from hiqa.formats.pdf import parse_pdf
-from hiqa.formats.pdf_title import (
+from hiqa.formats.pdf.reader import parse_pdf
+from hiqa.formats.pdf.title import (
     choose_pdf_title,
     humanised_file_name,
     running_title,

@@ -12,11 +12,11 @@ import pdf_fixtures as fx
 import pymupdf
 import pytest
 
-from hiqa.cli import main
+from hiqa.cli.main import main
 from hiqa.collection import Collection
 from hiqa.formats import load_document
 from hiqa.formats.fidelity import fidelity
-from hiqa.formats.pdf import parse_pdf
+from hiqa.formats.pdf.reader import parse_pdf
 
 PDFMARK = Path("/usr/share/doc/groff-base/pdf/pdfmark.pdf.gz")
 

@@ -1,4 +1,4 @@
-"""An ingest's first half in a helper process (``hiqa.prepare``): real helper processes, a real
+"""An ingest's first half in a helper process (``hiqa.index.prepare``): real helper processes, a real
 Edge store and the real embedder; the helper's faults are real ones (SIGKILL, an exception)."""
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import hiqa.prepare
+import hiqa.index.prepare
 from hiqa.collection import Collection, read_registry
-from hiqa.lexical import LexicalIndex
-from hiqa.routes import derived
+from hiqa.index.lexical import LexicalIndex
+from hiqa.retrieve.routes import derived
 
 QUERIES = ("print the number of lines", "output the last part of files", "工作电压范围",
            "keep printing appended data as the file grows")
@@ -23,7 +23,7 @@ QUERIES = ("print the number of lines", "output the last part of files", "工作
 # a helper whose ``prepare`` misbehaves on the document named by HIQA_TEST_FAULT ("id:how")
 FAULTY_HELPER = """
 import os, signal
-import hiqa.prepare as p
+import hiqa.index.prepare as p
 
 real = p.prepare
 doc_id, how = os.environ["HIQA_TEST_FAULT"].split(":")
@@ -44,20 +44,20 @@ p.main()
 def helpers(monkeypatch):
     """Every ingest, however small, prepares in helper processes; returns the ones started."""
     started: list[subprocess.Popen[bytes]] = []
-    real_start = hiqa.prepare._start
+    real_start = hiqa.index.prepare._start
 
     def start(strategy: str, lock: int | None = None) -> subprocess.Popen[bytes]:
         started.append(real_start(strategy, lock))
         return started[-1]
 
-    monkeypatch.setattr(hiqa.prepare, "HELPER_FROM", 1)
-    monkeypatch.setattr(hiqa.prepare, "_start", start)
+    monkeypatch.setattr(hiqa.index.prepare, "HELPER_FROM", 1)
+    monkeypatch.setattr(hiqa.index.prepare, "_start", start)
     return started
 
 
 def faulty(monkeypatch, doc_id: str, how: str) -> None:
     monkeypatch.setenv("HIQA_TEST_FAULT", f"{doc_id}:{how}")
-    monkeypatch.setattr(hiqa.prepare, "_command",
+    monkeypatch.setattr(hiqa.index.prepare, "_command",
                         lambda strategy: [sys.executable, "-c", FAULTY_HELPER, strategy])
 
 
@@ -92,7 +92,7 @@ def test_the_helper_process_ingests_exactly_what_the_ingest_process_would(
     assert {r.status for r in results} == {"added"}
     assert built == []
     with_helper = snapshot(col)
-    monkeypatch.setattr(hiqa.prepare, "HELPER_FROM", 10**9)
+    monkeypatch.setattr(hiqa.index.prepare, "HELPER_FROM", 10**9)
     col2, _ = ingest_into("inprocess", settings, corpus)
     assert len(helpers) == 1 and built == [1]
     alone = snapshot(col2)
@@ -117,16 +117,16 @@ def test_a_helper_that_dies_fails_its_document_and_a_new_helper_takes_the_rest(
     # the store, and equals an ingest of the same three documents without a fault
     broken = snapshot(col)
     (corpus / "tail.1.md").rename(corpus.parent / "tail.1.md")
-    monkeypatch.setattr(hiqa.prepare, "HELPER_FROM", 10**9)
+    monkeypatch.setattr(hiqa.index.prepare, "HELPER_FROM", 10**9)
     col2, _ = ingest_into("clean", settings, corpus)
     clean = snapshot(col2)
     assert broken["bm25"] == clean["bm25"] and broken["ranked"] == clean["ranked"]
     # the file is back and the helper healthy: a rerun adds it
     (corpus.parent / "tail.1.md").rename(corpus / "tail.1.md")
     monkeypatch.delenv("HIQA_TEST_FAULT")
-    monkeypatch.setattr(hiqa.prepare, "_command", lambda strategy: [
-        sys.executable, "-m", "hiqa.prepare", strategy])
-    monkeypatch.setattr(hiqa.prepare, "HELPER_FROM", 1)
+    monkeypatch.setattr(hiqa.index.prepare, "_command", lambda strategy: [
+        sys.executable, "-m", "hiqa.index.prepare", strategy])
+    monkeypatch.setattr(hiqa.index.prepare, "HELPER_FROM", 1)
     again = {r.doc_id: r.status for r in col.ingest([corpus])}
     assert again == {"head.1.md": "unchanged", "tail.1.md": "added", "wc.1.md": "unchanged",
                      "zh.md": "unchanged"}
@@ -143,8 +143,8 @@ def test_an_unexpected_error_in_the_helper_stops_the_ingest_as_in_process(
     assert helpers and all(h.poll() is not None for h in helpers)  # none left running
     assert read_registry("man", settings).documents == {}  # nothing registered or visible
     monkeypatch.delenv("HIQA_TEST_FAULT")
-    monkeypatch.setattr(hiqa.prepare, "_command", lambda strategy: [
-        sys.executable, "-m", "hiqa.prepare", strategy])
+    monkeypatch.setattr(hiqa.index.prepare, "_command", lambda strategy: [
+        sys.executable, "-m", "hiqa.index.prepare", strategy])
     assert {r.status for r in col.ingest([corpus])} == {"added"}
     assert len(col.registry.documents) == 4
 
@@ -153,7 +153,7 @@ def test_a_helper_that_cannot_start_leaves_the_work_to_the_ingest_process(
         settings, corpus, helpers, monkeypatch):
     """A helper that exits before answering (an interpreter that cannot import hiqa) is no
     file's fault: the ingest prepares every document itself, and none fails."""
-    monkeypatch.setattr(hiqa.prepare, "_command",
+    monkeypatch.setattr(hiqa.index.prepare, "_command",
                         lambda strategy: [sys.executable, "-c", "raise SystemExit(3)"])
     col, results = ingest_into("man", settings, corpus)
     assert len(helpers) == 1 and helpers[0].returncode == 3
@@ -165,11 +165,11 @@ def test_a_helper_that_cannot_start_leaves_the_work_to_the_ingest_process(
 def killed_cli_ingest(settings, corpus: Path, tmp_path: Path, crash_at: str,
                       helper: str | None = None, **env: str) -> None:
     """``hiqa ingest`` of ``corpus`` in a child with a helper process (``helper``: the
-    helper's script instead of ``python -m hiqa.prepare``), killed at ``crash_at``."""
-    script = "import sys, hiqa.prepare as p\np.HELPER_FROM = 1\n"
+    helper's script instead of ``python -m hiqa.index.prepare``), killed at ``crash_at``."""
+    script = "import sys, hiqa.index.prepare as p\np.HELPER_FROM = 1\n"
     if helper is not None:
         script += f"p._command = lambda strategy: [sys.executable, '-c', {helper!r}, strategy]\n"
-    script += "from hiqa.cli import main\nsys.exit(main(sys.argv[1:]))"
+    script += "from hiqa.cli.main import main\nsys.exit(main(sys.argv[1:]))"
     env = {**os.environ, "HIQA_DATA_DIR": str(settings.data_dir), "HIQA_CRASH_AT": crash_at,
            **env}
     log = tmp_path / "cli.log"  # not a pipe: the helper inherits it, and run() would wait
@@ -184,7 +184,7 @@ def _helpers_of(marker: str) -> list[int]:
     found = []
     for proc in Path("/proc").iterdir():
         try:
-            if (b"hiqa.prepare" in (proc / "cmdline").read_bytes()
+            if (b"hiqa.index.prepare" in (proc / "cmdline").read_bytes()
                     and marker.encode() in (proc / "environ").read_bytes()):
                 found.append(int(proc.name))
         except (OSError, ValueError):
@@ -206,7 +206,7 @@ def test_the_helper_exits_when_the_ingest_process_is_killed(settings, corpus, tm
 
 SLOW_INDEX_HELPER = """
 import time
-import hiqa.prepare as p
+import hiqa.index.prepare as p
 
 real = p._save_index
 
@@ -224,7 +224,7 @@ def test_a_helper_left_saving_the_index_keeps_the_next_ingest_out(settings, corp
     the ingest's lock, so until it is done another ingest is told one is running (two saves
     of different generations could mix their files), and afterwards it proceeds."""
     from hiqa.errors import IngestBusyError
-    from hiqa.ingest import ingest_lock
+    from hiqa.index.ingest import ingest_lock
 
     killed_cli_ingest(settings, corpus, tmp_path, "ingest:mid-finalize",
                       helper=SLOW_INDEX_HELPER)

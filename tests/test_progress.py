@@ -1,6 +1,6 @@
-"""The ingest progress model (``hiqa.progress``), fed event streams with explicit timestamps.
+"""The ingest progress model (``hiqa.index.progress``), fed event streams with explicit timestamps.
 
-The streams follow what ``hiqa.ingest`` reports (see its ``Progress``); the times are chosen, so
+The streams follow what ``hiqa.index.ingest`` reports (see its ``Progress``); the times are chosen, so
 the expected shares and ETAs are worked out by hand, and nothing here sleeps.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ import itertools
 
 import pytest
 
-from hiqa.progress import IngestProgress, Snapshot, eta_text
+from hiqa.index.progress import IngestProgress, Snapshot, eta_text
 
 Event = tuple[str, str, int, int, float]  # stage, doc_id, done, total, seconds it took
 

@@ -7,7 +7,7 @@ from sklearn.decomposition import PCA
 from sklearn.metrics import silhouette_score
 from sklearn.neighbors import NearestNeighbors
 
-from hiqa.projection import (
+from hiqa.eval.projection import (
     knn_purity,
     load_cached,
     pca_2d,

@@ -78,7 +78,7 @@ def executable(argv: list[str]) -> list[str]:
     if program in ("python", "python3"):
         return [sys.executable, *rest]
     if program == "hiqa":
-        return [sys.executable, "-m", "hiqa.cli", *rest]
+        return [sys.executable, "-m", "hiqa.cli.main", *rest]
     raise AssertionError(f"README command starts with {program!r}: teach this test to run it")
 
 

@@ -3,9 +3,7 @@ import json
 
 import pytest
 
-from hiqa.cli import main
-from hiqa.formats import load_document
-from hiqa.segment import (
+from hiqa.augment import (
     LEAD_CHARS,
     Strategy,
     augmented_lead,
@@ -14,6 +12,8 @@ from hiqa.segment import (
     segment_document,
     table_embed_text,
 )
+from hiqa.cli.main import main
+from hiqa.formats import load_document
 from hiqa.tokenize import count_tokens
 
 

@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 from index_fixtures import DOCS, store_held_elsewhere
 
-from hiqa import cli, store
+from hiqa.cli import main as cli
 from hiqa.collection import Collection
 from hiqa.errors import CollectionError, StorageError
-from hiqa.ingest import repair
+from hiqa.index import store
+from hiqa.index.ingest import repair
 
 
 def build(settings, corpus):
@@ -159,7 +160,7 @@ def test_a_lost_registry_is_rebuilt_with_one_version_per_document(settings, corp
     def crash(*a, **k):
         raise KeyboardInterrupt("power cut")
 
-    monkeypatch.setattr("hiqa.ingest._commit", crash)  # two versions of wc.1.md are stored
+    monkeypatch.setattr("hiqa.index.ingest._commit", crash)  # two versions of wc.1.md are stored
     with pytest.raises(KeyboardInterrupt):
         col.ingest([corpus])
     monkeypatch.undo()
@@ -182,8 +183,8 @@ def test_only_the_searched_vector_gets_an_hnsw_graph(tmp_path):
     for it: the one-time index build of a large collection covers ``hca`` alone."""
     from qdrant_client import QdrantClient
 
-    from hiqa.store.client import ClientStore
-    from hiqa.store.edge import EdgeStore
+    from hiqa.index.store.client import ClientStore
+    from hiqa.index.store.edge import EdgeStore
 
     edge = EdgeStore(tmp_path / "shard", "t")
     edge.create(8)
@@ -219,7 +220,7 @@ def _clustered_store(tmp_path, monkeypatch, n=12_000, dim=384):
     is above the optimizer's own size threshold), and a question near one of its texts."""
     import numpy as np
 
-    from hiqa.store import edge as edge_module
+    from hiqa.index.store import edge as edge_module
 
     ids, v = _clustered(n, dim)
     rng = np.random.default_rng(1)
@@ -265,7 +266,7 @@ def test_the_int8_copy_is_read_ahead_at_open(tmp_path, monkeypatch):
     (Qdrant maps them for random access, and the first search of a process fetched them a page
     at a time): the file pattern it reads must still be where this Qdrant Edge writes the
     copy."""
-    from hiqa.store import edge as edge_module
+    from hiqa.index.store import edge as edge_module
 
     read: list[str] = []
     real_open = Path.open
@@ -290,7 +291,7 @@ def _segmented_store(directory, n, dim=1024, every=4_000):
     as an ingest writes them, building when ``build_due``, ``SEGMENT_POINTS`` being ``every``
     (1024 dimensions: 4,000 points are 16 MB of vectors, over the optimizer's own 10 MB
     threshold for building a graph at all)."""
-    from hiqa.store import edge as edge_module
+    from hiqa.index.store import edge as edge_module
 
     edge_module.SEGMENT_POINTS = edge_module.HNSW_FROM = every
     ids, v = _clustered(n, dim)
@@ -330,7 +331,7 @@ def test_the_points_are_built_in_segments_of_a_fixed_size_as_they_arrive(tmp_pat
     Each built segment gets its int8 copy and its graph, a final ``optimize`` builds the rest
     apart from them, and the dense route still returns the exact top 10 with exact scores
     across them."""
-    from hiqa.store import edge as edge_module
+    from hiqa.index.store import edge as edge_module
 
     # a segment every 4,000 points instead of 50,000 (restored after the test)
     monkeypatch.setattr(edge_module, "SEGMENT_POINTS", 4_000)
@@ -361,7 +362,7 @@ def test_a_shard_made_before_segmenting_is_built_once_at_the_end(tmp_path, monke
     builds once at the end, as it did when the shard was made."""
     import qdrant_edge as qe
 
-    from hiqa.store import edge as edge_module
+    from hiqa.index.store import edge as edge_module
 
     monkeypatch.setattr(edge_module, "SEGMENT_POINTS", 1_000)
     old = qe.EdgeConfig(vectors={v: qe.EdgeVectorParams(size=8, distance=qe.Distance.Cosine)
@@ -396,7 +397,7 @@ os.kill(os.getpid(), signal.SIGKILL)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=False, timeout=300)
     assert proc.returncode == -9, proc.stderr
-    from hiqa.store.edge import EdgeStore
+    from hiqa.index.store.edge import EdgeStore
 
     assert len(_built(tmp_path / "shard")) == 2
     s = EdgeStore(tmp_path / "shard", "t")
@@ -416,7 +417,7 @@ import sys
 sys.path.insert(0, {str(Path(__file__).parent)!r})
 from pathlib import Path
 from test_store import _segmented_store
-from hiqa.store import edge
+from hiqa.index.store import edge
 s, _, _ = _segmented_store(Path({str(tmp_path / "shard")!r}), 20_000, every=100_000)
 edge.HNSW_FROM = 1_000
 print("building", flush=True)
@@ -434,7 +435,7 @@ print("built", flush=True)
         proc.wait(timeout=60)
     assert proc.returncode == -9
     assert "built" not in rest, "the build ended before the kill: build more points"
-    from hiqa.store.edge import EdgeStore
+    from hiqa.index.store.edge import EdgeStore
 
     s = EdgeStore(tmp_path / "shard", "t")
     assert s.count() == 20_000
@@ -449,7 +450,7 @@ def test_a_shard_made_before_the_int8_copy_still_answers_exactly(tmp_path):
     import numpy as np
     import qdrant_edge as qe
 
-    from hiqa.store.edge import EdgeStore
+    from hiqa.index.store.edge import EdgeStore
 
     no_graph = qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000)
     old = qe.EdgeConfig(vectors={v: qe.EdgeVectorParams(

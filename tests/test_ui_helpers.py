@@ -41,8 +41,8 @@ from app_pages.ui_helpers import (
     visible_nodes,
 )
 from hiqa.collection import SearchResult
-from hiqa.fusion import Candidates
 from hiqa.model import Segment
+from hiqa.retrieve.fusion import Candidates
 
 
 def seg(sid: str, doc: str = "a.md", path=("A", "Install"), order: int = 1, piece: int = 0,

@@ -1,7 +1,7 @@
 """Markdown Formatter (paper §3.1): every supported source becomes a ``Document``.
 
 ``load_document`` dispatches on the file extension.  Each parser emits ``Heading``/``Block``
-events and ``hiqa.structure.build_document`` turns them into canonical Markdown plus a heading
+events and ``hiqa.formats.structure.build_document`` turns them into canonical Markdown plus a heading
 tree, so the hierarchy rules are the same for every format.
 """
 from __future__ import annotations
@@ -10,8 +10,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import EmptyDocumentError, UnsupportedFormatError
-from ..model import Document
+from hiqa.errors import EmptyDocumentError, UnsupportedFormatError
+from hiqa.model import Document
 
 PDF_EXTENSIONS = {".pdf"}
 MARKDOWN_EXTENSIONS = {".md", ".markdown", ".mdown", ".mkd"}
@@ -41,25 +41,25 @@ def load_document(path: str | os.PathLike[str], doc_id: str | None = None) -> Do
     if p.stat().st_size == 0:
         raise EmptyDocumentError(source, "the file is empty (0 bytes)")
     if ext in PDF_EXTENSIONS:
-        from .pdf import parse_pdf
+        from hiqa.formats.pdf.reader import parse_pdf
 
         doc = parse_pdf(p, doc_id)
     else:
-        from .textio import read_text
+        from hiqa.formats.textio import read_text
 
         text, warnings = read_text(p)
         if not text.strip():
             raise EmptyDocumentError(source, "the file contains no text")
         if ext in MARKDOWN_EXTENSIONS:
-            from .markdown import parse_markdown
+            from hiqa.formats.markdown import parse_markdown
 
             doc = parse_markdown(text, doc_id=doc_id, source=source, warnings=warnings)
         elif ext in HTML_EXTENSIONS:
-            from .html import parse_html
+            from hiqa.formats.html import parse_html
 
             doc = parse_html(text, doc_id=doc_id, source=source, warnings=warnings)
         else:
-            from .text import parse_text
+            from hiqa.formats.text import parse_text
 
             doc = parse_text(text, doc_id=doc_id, source=source, warnings=warnings)
     if not doc.markdown.strip():
@@ -73,7 +73,7 @@ def save_figures(doc: Document, write: Callable[[str, bytes], None]) -> list[str
     have figures."""
     if doc.format != "pdf":
         return []
-    from .pdf_figures import render_figures
+    from hiqa.formats.pdf.figures import render_figures
 
     blocks = [b for s in doc.sections for b in s.blocks if b.kind == "image"]
     return render_figures(Path(doc.source), blocks, write)

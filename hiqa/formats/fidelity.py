@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import asdict, dataclass
 
-from ..model import Document
-from .llm_format import structure_confidence
-from .pdf_lines import numbering_depth
+from hiqa.formats.llm_format import structure_confidence
+from hiqa.formats.pdf.lines import numbering_depth
+from hiqa.model import Document
 
 EVIDENCE = {
     "outline": "the PDF's outline (bookmarks)",

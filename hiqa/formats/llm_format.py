@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Literal
 
-from ..errors import LLMError
-from ..llm import ChatModel, Completion
-from ..model import Document, Heading
-from ..structure import Event, build_document
-from .markdown import markdown_events
+from hiqa.errors import LLMError
+from hiqa.formats.markdown import markdown_events
+from hiqa.formats.structure import Event, build_document
+from hiqa.llm import ChatModel, Completion
+from hiqa.model import Document, Heading
 
 FormatMode = Literal["auto", "always", "never"]
 FORMAT_MODES: tuple[str, ...] = ("auto", "always", "never")

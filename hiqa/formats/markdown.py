@@ -1,15 +1,15 @@
 """Markdown sources: ATX and setext headings, fenced code, pipe tables, front matter.
 
 Rules (issue #2): ``#`` inside fenced code is not a heading; a skipped level gets the nearest
-shallower heading as parent (``hiqa.structure``); text before the first heading belongs to the
+shallower heading as parent (``hiqa.formats.structure``); text before the first heading belongs to the
 document root; duplicate headings stay separate sections.
 """
 from __future__ import annotations
 
 import re
 
-from ..model import Block, Document, Heading
-from ..structure import Event, build_document, is_term_text
+from hiqa.formats.structure import Event, build_document, is_term_text
+from hiqa.model import Block, Document, Heading
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -116,7 +116,7 @@ def mark_terms(events: list[Event]) -> list[Event]:
 
     Two shapes: a one-line list item standing alone as a paragraph followed by a paragraph that
     is not a list item (``- -f`` / blank line / its description), and the definition-list
-    extension ``TERM`` + ``: definition`` lines.  ``hiqa.structure`` decides whether a section
+    extension ``TERM`` + ``: definition`` lines.  ``hiqa.formats.structure`` decides whether a section
     holds enough of them to be a list.
     """
     out: list[Event] = []

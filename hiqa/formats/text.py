@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from ..model import Block, Document, Heading
-from ..structure import Event, build_document, is_term_text
+from hiqa.formats.structure import Event, build_document, is_term_text
+from hiqa.model import Block, Document, Heading
 
 _NUMBERED = re.compile(r"^((?:\d+|[A-Z])(?:\.\d+)*)\.?\s+(\S.{0,78})$")
 _CHAPTER = re.compile(

@@ -14,7 +14,7 @@ import stat
 import unicodedata
 from pathlib import Path
 
-from ..errors import DocumentError
+from hiqa.errors import DocumentError
 
 WESTERN = ("cp1252", "latin_1", "iso8859_15")
 MAX_FOREIGN_LETTERS = 0.35

@@ -7,7 +7,7 @@ The page is parsed into a DOM (lxml), and read in three steps, one module each:
   ``article``, a generator's content container), from the markup only;
 * ``collect``: the content walked into HiQA's events: ``h1``-``h6`` headings (also inside lists,
   tables and ``<details>``), paragraphs and list items ("- "), ``<dt>`` definition terms with
-  their ``<dd>`` (see ``hiqa.structure.resolve_terms``), tables as Markdown tables with their
+  their ``<dd>`` (see ``hiqa.formats.structure.resolve_terms``), tables as Markdown tables with their
   caption, code blocks; a heading inside an admonition box is its label ("Note:"), not a
   section; line breaks in the source are white space, as a browser treats them;
 * ``levels``: heading levels as the markup nests them, and the title: the heading that names the
@@ -22,12 +22,12 @@ import re
 import lxml.etree
 import lxml.html
 
-from ...errors import EmptyDocumentError
-from ...model import Document
-from ...structure import Event, build_document
-from .collect import _Collector, _walk, table_markdown
-from .frame import _content, _content_root, _Frame, _redirect_target
-from .levels import _nested, _rebased, _titled
+from hiqa.errors import EmptyDocumentError
+from hiqa.formats.html.collect import _Collector, _walk, table_markdown
+from hiqa.formats.html.frame import _content, _content_root, _Frame, _redirect_target
+from hiqa.formats.html.levels import _nested, _rebased, _titled
+from hiqa.formats.structure import Event, build_document
+from hiqa.model import Document
 
 __all__ = ["parse_html", "table_markdown"]
 

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 
 import lxml.html
 
-from ...model import Block, Heading
-from ...structure import Event, is_term_text
-from .frame import _HEADING_TAGS, _TITLE_BLOCK_CLASS, _Frame
+from hiqa.formats.html.frame import _HEADING_TAGS, _TITLE_BLOCK_CLASS, _Frame
+from hiqa.formats.structure import Event, is_term_text
+from hiqa.model import Block, Heading
 
 _BLOCK_TAGS = {
     "p", "div", "li", "dt", "dd", "blockquote", "pre", "section", "article", "ul", "ol", "dl",

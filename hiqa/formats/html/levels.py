@@ -7,8 +7,8 @@ from collections import Counter
 
 import lxml.html
 
-from ...model import Block, Heading
-from ...structure import Event
+from hiqa.formats.structure import Event
+from hiqa.model import Block, Heading
 
 _BOOK_SUFFIX = re.compile(r"\s+\([^()]+\)$")
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*|[a-z](?:\.\d+)+)\.?\s+")

@@ -1,0 +1,1 @@
+"""The ``hiqa`` command line: one module per command group; ``main`` is in ``hiqa.cli.main``."""

@@ -1,0 +1,1 @@
+"""One module per embedder; ``hiqa.embed.factory`` is the public entry point (``get_embedder``)."""

@@ -1,0 +1,1 @@
+"""Evaluation (paper §4): metrics, gold rules, the runner; typed results, never figures."""

@@ -1,0 +1,598 @@
+"""Headings from PDF layout: candidates by style and numbering, levels for the whole document.
+
+Everything here works on the ``Line`` records of ``pdf_lines`` for the whole document at once.
+That is what makes heading levels consistent: one style -> level table is learned per
+document, so a level decided on page 10 is the level used on page 90.
+
+Level rule (documents without an outline):
+0. the title of a title page (a centred block opening the page: a book, a part) -> 1;
+1. numbering depth when the title is numbered (``3`` -> 1, ``3.2`` -> 2, ``A.2.1`` -> 3,
+   ``Chapter 4`` / ``Appendix B`` -> 1), shifted per numbering run (a set of books numbering
+   each from 1) so each run's styles sit where the same styles sit in the longest run, and
+   that run one level down under parts or a more prominent unnumbered title before it;
+2. otherwise the level the document's numbered headings of the same font style have;
+3. otherwise the style's rank among heading styles (larger, then bolder = shallower);
+an unnumbered style never used directly under the level above it moves up (no level is
+skipped unless the numbering says so).  Definition terms are ``pdf_terms``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from hiqa.formats.pdf.lines import (
+    _CENTRED,
+    _COVER_MAX_BODY_CHARS,
+    _DOTTED,
+    _ELEMENT,
+    _LABEL,
+    _LABEL_ONLY,
+    _LARGE_RATIO,
+    _LEADER,
+    _MAX_HEADING_LINES,
+    _PLAIN,
+    _SPACES,
+    BODY,
+    HEADING,
+    MAX_LEVEL,
+    FoundHeading,
+    Line,
+    _bucket,
+    norm_title,
+    numbering_depth,
+    strip_numbering,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Heading detection from layout
+
+
+@dataclass(slots=True)
+class _Candidate:
+    first: int
+    last: int
+    title: str
+    style: tuple[float, bool]
+    depth: int | None
+    large: bool
+    part: bool = False  # the title of a title page (a book, a part): above every chapter
+
+
+def detect_headings(
+    lines: Sequence[Line], body: float, page_widths: Sequence[float] = ()
+) -> list[FoundHeading]:
+    """Headings of a document without an outline; marks their lines as ``HEADING``."""
+    cands = _layout_candidates(lines, body, page_widths)
+    return _found(lines, list(zip(cands, _levels(cands), strict=True)))
+
+
+def deeper_headings(
+    placed: Sequence[FoundHeading], lines: Sequence[Line], body: float,
+    page_widths: Sequence[float] = (), books: int = 1,
+) -> list[FoundHeading]:
+    """``placed`` (headings from a printed TOC, their lines marked) with the headings the
+    layout finds below the TOC's depth: a TOC often lists chapters and sections only.
+
+    A PDF that binds several books (two TOCs or more, and as many distinct title pages,
+    ``_title_blocks``; a cover and an inner title page are one book) gets its books' titles as
+    level-1 headings above their TOCs' entries.  A layout heading is kept when its
+    numbering is deeper than the TOC's deepest numbering and
+    continues a TOC heading's number ("3.1.2" under the TOC's "3.1"); its level follows the
+    numbering.  Unnumbered layout headings are not added: measured on the development PDFs,
+    below a TOC they are terms, captions and signatures far more often than headings.
+    """
+    if not placed:
+        return list(placed)
+    by_depth: dict[int, Counter[int]] = defaultdict(Counter)
+    numbers: set[str] = set()
+    for h in placed:
+        d = numbering_depth(h.title)
+        if d is not None:
+            by_depth[d][h.level] += 1
+            numbers.add(_number_key(h.title))
+    max_depth = max(by_depth, default=None)
+    extra: list[tuple[_Candidate, int]] = []
+    layout = _layout_candidates(lines, body, page_widths)
+    parts = [c for c in layout if c.part]
+    titles = {norm_title(c.title) for c in parts}
+    if books >= 2 and len(parts) >= 2 and len(titles) == len(parts):
+        # a set of books, each with its own TOC and title page: the books are level 1
+        placed = [replace(h, level=min(h.level + 1, MAX_LEVEL)) for h in placed]
+        extra += [(c, 1) for c in parts]
+        by_depth = {d: Counter({lv + 1: n for lv, n in cnt.items()}) for d, cnt in by_depth.items()}
+    if max_depth is None:
+        return sorted([*placed, *_found(lines, extra)], key=lambda h: h.anchor)
+    level_of_max = _dominant(by_depth[max_depth])
+    for c in layout:
+        if c.depth is None or c.depth <= max_depth or c.part:
+            continue
+        key = _number_key(c.title)
+        if any(k in numbers for k in _ancestors(key)):
+            numbers.add(key)
+            extra.append((c, level_of_max + c.depth - max_depth))
+    return sorted([*placed, *_found(lines, extra)], key=lambda h: h.anchor)
+
+
+def _ancestors(key: str) -> list[str]:
+    parts = key.split(".")
+    return [".".join(parts[:k]) for k in range(len(parts) - 1, 0, -1)]
+
+
+def _found(lines: Sequence[Line], cands: Sequence[tuple[_Candidate, int]]) -> list[FoundHeading]:
+    found = []
+    for c, level in cands:
+        for i in range(c.first, c.last + 1):
+            lines[i].role = HEADING
+        found.append(
+            FoundHeading(
+                c.first, max(1, min(level, MAX_LEVEL)), _heading_title(c.title), lines[c.first].page
+            )
+        )
+    return found
+
+
+def _layout_candidates(
+    lines: Sequence[Line], body: float, page_widths: Sequence[float] = ()
+) -> list[_Candidate]:
+    """Heading candidates from the layout, in document order; no line is marked."""
+    cands = [c for c in _candidates(lines, body) if _acceptable(c, lines)]
+    cands = _drop_term_tags(cands, lines)
+    cands = _add_plain_numbered(cands, lines, body)
+    cands = _drop_repeated_labels(cands)
+    cands = _keep_cover_title_only(cands, lines)
+    if page_widths:
+        cands = _title_blocks(cands, lines, page_widths)
+    return cands
+
+
+def _heading_title(text: str) -> str:
+    """A heading's title as Markdown can show it: element names lose their angle brackets
+    (``<dir prefix="x">`` -> ``dir prefix="x"``), which a Markdown renderer would take for an
+    HTML tag and hide, as the producers' own bookmarks do."""
+    return _SPACES.sub(" ", _ELEMENT.sub(r"\1", text)).strip() or text
+
+
+def _styled(ln: Line, body: float) -> bool:
+    """Set like a heading: larger than the body, or bold at about its size.  Monospace is
+    code, unless bold: a heading that names a module or function is often set all in a bold
+    code face (``django.contrib.admin`` in HTML-to-PDF release notes), a listing seldom."""
+    if ln.role != BODY or not ln.upright:
+        return False
+    if ln.code and not ln.bold:  # code, unless a larger numbered line ("3.4.1 mp_run(MP mp)")
+        return ln.size >= body * _LARGE_RATIO and bool(_DOTTED.match(ln.text))
+    return ln.size >= body * _LARGE_RATIO or (ln.bold and ln.size >= body - 0.6)
+
+
+def _style(ln: Line) -> tuple[float, bool]:
+    return _bucket(ln.size), ln.bold
+
+
+def _candidates(lines: Sequence[Line], body: float) -> Iterable[_Candidate]:
+    """Runs of consecutive heading-styled lines merged into one title each."""
+    column = _column(lines)
+    i, n = 0, len(lines)
+    while i < n:
+        ln = lines[i]
+        if not _styled(ln, body):
+            i += 1
+            continue
+        last = i
+        parts = [ln.text]
+        label_only = bool(_LABEL_ONLY.match(ln.text))
+        while last + 1 < n:
+            nxt, cur = lines[last + 1], lines[last]
+            if nxt.page != cur.page or not _styled(nxt, body):
+                break
+            gap = nxt.y0 - cur.y1
+            if label_only and len(parts) == 1:
+                if not (-0.5 * cur.height < gap < 3.0 * cur.height):
+                    break
+            elif (
+                _style(nxt) != _style(cur)
+                or not (-0.5 * cur.height < gap < 0.8 * cur.height)
+                or numbering_depth(nxt.text) is not None
+                or _LABEL_ONLY.match(nxt.text)
+                or _starts_apart(ln, cur, nxt, column)
+            ):
+                break
+            last += 1
+            parts.append(nxt.text)
+            if last - i + 1 > _MAX_HEADING_LINES:
+                break
+        if last - i + 1 > _MAX_HEADING_LINES:
+            # a paragraph set in a large font: skip the whole run
+            while (
+                last + 1 < n
+                and _styled(lines[last + 1], body)
+                and (_style(lines[last + 1]) == _style(lines[last]))
+            ):
+                last += 1
+            i = last + 1
+            continue
+        title = _join_title(parts)
+        head = lines[i + 1] if label_only and last > i else ln
+        yield _Candidate(
+            first=i,
+            last=last,
+            title=title,
+            style=_style(head),
+            depth=numbering_depth(title),
+            large=head.size >= body * _LARGE_RATIO,
+        )
+        i = last + 1
+
+
+def _starts_apart(first: Line, cur: Line, nxt: Line, column: tuple[float, float]) -> bool:
+    """``nxt`` starts another block rather than continuing ``cur``'s title: its left edge is at
+    least an em away, and the two are not both centred in the text column (a centred title
+    wraps with another left edge).  A numbered title may hang its second line under the text
+    after the number.  ("Options" over a bold option tag, groff's ``.SS`` over ``.TP``, is a
+    heading over a term, not one title; a bold description over the next tag is no title.)"""
+    shift = nxt.x0 - cur.x0
+    if abs(shift) < max(cur.size, 4.0) or (shift > 0 and numbering_depth(first.text) is not None):
+        return False
+    return not (_centred_in(cur, column) and _centred_in(nxt, column))
+
+
+def _centred_in(ln: Line, column: tuple[float, float]) -> bool:
+    left, right = column
+    indent, short = ln.x0 - left, right - ln.x1
+    return indent > ln.size and abs(indent - short) <= _CENTRED * max(right - left, 1.0)
+
+
+def _drop_term_tags(cands: list[_Candidate], lines: Sequence[Line]) -> list[_Candidate]:
+    """Body-size bold lines inside the text rather than over it are not sub-headings:
+
+    * one indented from the page's left edge whose next line is indented deeper still is a
+      definition term (groff ``.TP``: "MANPATH" under ENVIRONMENT), unless it ends in a colon
+      and so announces the block (``_introduces_block``: groff's ``.SS "Exit status:"``);
+    * one indented at least an em deeper than the line right above it (no paragraph gap), and
+      not centred, is part of the item above it (a bold description under its tag)."""
+    left: dict[int, float] = {}
+    for ln in lines:
+        if ln.role == BODY:
+            left[ln.page] = min(left.get(ln.page, ln.x0), ln.x0)
+    column = _column(lines)
+    out = []
+    for c in cands:
+        first = lines[c.first]
+        if c.large or c.depth is not None:
+            out.append(c)
+            continue
+        nxt = lines[c.last + 1] if c.last + 1 < len(lines) else None
+        prev = lines[c.first - 1] if c.first else None
+        em = max(first.size, 4.0)
+        if (
+            nxt is not None
+            and nxt.page == first.page
+            and not nxt.bold
+            and first.x0 - left.get(first.page, first.x0) >= first.size
+            and not c.title.endswith(":")
+            and nxt.x0 - first.x0 >= max(0.9 * first.size, 4.0)
+        ):
+            continue
+        if (
+            prev is not None
+            and prev.page == first.page
+            and first.y0 - prev.y1 < 0.8 * first.height
+            and first.x0 - prev.x0 >= em
+            and not _centred_in(first, column)
+        ):
+            continue
+        out.append(c)
+    return out
+
+
+def _add_plain_numbered(
+    cands: list[_Candidate], lines: Sequence[Line], body: float
+) -> list[_Candidate]:
+    """Sub-sections set in the body's weight ("3.1. Creating links" in roman, a hair larger):
+    a one-line block at least body size whose dotted number continues a numbered heading
+    already found ("3.1." under "3.") is a heading too.  Contents pages are left alone."""
+    known = {_number_key(c.title) for c in cands if c.depth is not None}
+    taken = {i for c in cands for i in range(c.first, c.last + 1)}
+    leaders: Counter[int] = Counter(ln.page for ln in lines if _LEADER.search(ln.text))
+    added: list[_Candidate] = []
+    for i, ln in enumerate(lines):
+        if (
+            i in taken
+            or ln.role != BODY
+            or ln.code
+            or not ln.upright
+            or ln.size < body - 0.25
+            or leaders[ln.page] >= 3
+            or not _alone(lines, i)
+        ):
+            continue
+        m = _DOTTED.match(ln.text)
+        if not m or m.group("n").rsplit(".", 1)[0] not in known:
+            continue
+        cand = _Candidate(i, i, ln.text, _style(ln), numbering_depth(ln.text), False)
+        words = ln.text.split()
+        if len(words) > 12 or ln.text.endswith(".") or not _acceptable(cand, lines):
+            continue
+        added.append(cand)
+        known.add(m.group("n"))
+    return sorted([*cands, *added], key=lambda c: c.first) if added else cands
+
+
+def _number_key(title: str) -> str:
+    m = _LABEL.match(title) or _DOTTED.match(title) or _PLAIN.match(title)
+    return m.group("n") if m else ""
+
+
+def _alone(lines: Sequence[Line], i: int) -> bool:
+    ln = lines[i]
+    return (i == 0 or lines[i - 1].block != ln.block) and (
+        i + 1 >= len(lines) or lines[i + 1].block != ln.block
+    )
+
+
+def _join_title(parts: Sequence[str]) -> str:
+    """A title broken over lines: a line ending in a hyphen before a lower-case word keeps the
+    hyphen and joins without a space ("branch-" + "prediction")."""
+    text = ""
+    for part in parts:
+        part = part.strip()
+        if text.endswith("-") and part[:1].islower():
+            text += part
+        else:
+            text = f"{text} {part}" if text else part
+    return _SPACES.sub(" ", text).strip()
+
+
+def _acceptable(c: _Candidate, lines: Sequence[Line]) -> bool:
+    t = c.title
+    if len(t) < 2 or len(t) > 200 or _LEADER.search(t) or _LABEL_ONLY.match(t):
+        return False
+    bare = strip_numbering(t)  # "7.2.1 AES": the number is not part of the words
+    non_space = len(bare) - bare.count(" ")
+    letters = sum(ch.isalpha() for ch in bare)
+    if letters < 2 or letters < 0.4 * non_space:
+        return False
+    words = t.split()
+    if len(words) > 25 or t.endswith((",", ";")):
+        return False
+    if t.endswith(":") and not (not c.large and c.depth is None and _introduces_block(c, lines)):
+        return False
+    if t.endswith(".") and len(words) > 10:
+        return False
+    if c.large:
+        return True
+    # body-size bold: only numbered titles, or a short stand-alone line that reads like a title
+    if c.depth is not None:
+        return True
+    first, last = lines[c.first], lines[c.last]
+    alone = (c.first == 0 or lines[c.first - 1].block != first.block) and (
+        c.last + 1 >= len(lines) or lines[c.last + 1].block != last.block
+    )
+    return (
+        alone
+        and len(words) <= 12
+        and not t.endswith(".")
+        and ": " not in t
+        and (t[0].isupper() or t[0].isdigit() or bool(_ELEMENT.match(t)) or first.code)
+    )
+
+
+def _introduces_block(c: _Candidate, lines: Sequence[Line]) -> bool:
+    """A body-size bold line ending in a colon is a run-in label ("Note:") unless it stands on
+    its own and the text under it is indented deeper: then it heads that block (groff's
+    ``.SS "The following options are useful only when verifying:"`` over its option list)."""
+    first, last = lines[c.first], lines[c.last]
+    nxt = lines[c.last + 1] if c.last + 1 < len(lines) else None
+    return (
+        nxt is not None
+        and nxt.page == last.page
+        and nxt.block != last.block
+        and nxt.x0 - first.x0 >= max(first.size, 4.0)
+    )
+
+
+def _drop_repeated_labels(cands: list[_Candidate]) -> list[_Candidate]:
+    """Body-size bold lines repeated verbatim many times ("Example", "Note") are labels."""
+    counts = Counter(norm_title(c.title) for c in cands if not c.large and c.depth is None)
+    return [c for c in cands if c.large or c.depth is not None or counts[norm_title(c.title)] < 3]
+
+
+def _keep_cover_title_only(cands: list[_Candidate], lines: Sequence[Line]) -> list[_Candidate]:
+    """A cover page (page 1 of a longer document, almost no body text, no numbered heading)
+    shows the title, the authors and the publisher in large fonts; only the largest of them
+    is a heading."""
+    if not lines or lines[-1].page < 3:
+        return cands
+    on_cover = [c for c in cands if lines[c.first].page == 1]
+    if len(on_cover) < 2 or any(c.depth is not None for c in on_cover):
+        return cands
+    in_heading = {i for c in on_cover for i in range(c.first, c.last + 1)}
+    body_chars = sum(
+        len(ln.text)
+        for i, ln in enumerate(lines)
+        if ln.page == 1 and ln.role == BODY and i not in in_heading
+    )
+    if body_chars >= _COVER_MAX_BODY_CHARS:
+        return cands
+    title = max(on_cover, key=lambda c: (lines[c.first].size, -c.first))
+    return [c for c in cands if c is title or lines[c.first].page != 1]
+
+
+def _column(lines: Sequence[Line]) -> tuple[float, float]:
+    """The text column: the commonest left edge of body lines and the 90th percentile of their
+    right edges (ragged or justified)."""
+    margins = Counter(round(ln.x0) for ln in lines if ln.role == BODY)
+    left = margins.most_common(1)[0][0] if margins else 0.0
+    ends = sorted(ln.x1 for ln in lines if ln.role == BODY)
+    right = ends[int(0.9 * (len(ends) - 1))] if ends else 0.0
+    return left, right
+
+
+def _title_blocks(
+    cands: list[_Candidate], lines: Sequence[Line], page_widths: Sequence[float]
+) -> list[_Candidate]:
+    """A title block (book or part title page, the head of a paper): the page's first line is
+    its largest heading, centred, and more centred lines follow it (subtitle, release,
+    authors) before the text or the first left-aligned heading.  Its title becomes a *part*
+    heading above every chapter; the centred lines under it are body text, not headings."""
+    by_page: dict[int, list[int]] = defaultdict(list)
+    for i, ln in enumerate(lines):
+        if ln.role == BODY:
+            by_page[ln.page].append(i)
+    left, right = _column(lines)
+    drop: set[int] = set()
+    for k, c in enumerate(cands):
+        page = lines[c.first].page
+        idx = by_page.get(page, [])
+        if c.depth is not None or not idx or idx[0] != c.first or page > len(page_widths):
+            continue
+        width = page_widths[page - 1]
+
+        def _centred(ln: Line, width: float = width) -> bool:
+            indent, short = ln.x0 - left, right - ln.x1
+            on_page = abs((ln.x0 + ln.x1 - width) / 2) <= _CENTRED * width / 2
+            in_column = abs(indent - short) <= _CENTRED * width
+            return indent > 0.02 * width and (in_column or on_page)
+
+        if not _centred(lines[c.first]):
+            continue
+        if any(lines[i].size > lines[c.first].size + 0.25 for i in idx):
+            continue
+        after = [i for i in idx if i > c.last]
+        block = []
+        for i in after:
+            if not _centred(lines[i]):
+                break
+            block.append(i)
+        if not block:
+            continue
+        c.part = True
+        inside = set(block)
+        drop.update(j for j, d in enumerate(cands) if j != k and d.first in inside)
+    return [c for j, c in enumerate(cands) if j not in drop]
+
+
+def _top_number(title: str) -> int | None:
+    m = _LABEL.match(title) or _DOTTED.match(title) or _PLAIN.match(title)
+    if not m:
+        return None
+    head = re.split(r"[.]", m.group("n"))[0]
+    return int(head) if head.isdigit() else None
+
+
+def _numbering_runs(cands: Sequence[_Candidate]) -> list[list[int]]:
+    """Numbered headings split where the numbering starts again ("1." after "6."): a
+    collection of books or articles numbers each one from 1."""
+    runs: list[list[int]] = []
+    prev: int | None = None
+    for k, c in enumerate(cands):
+        if c.depth is None:
+            continue
+        top = _top_number(c.title)
+        if not runs or (
+            top is not None and prev is not None and (top < prev or (top == prev and c.depth == 1))
+        ):
+            runs.append([])
+        runs[-1].append(k)
+        if top is not None:
+            prev = top
+    return runs
+
+
+def _dominant(counter: Counter) -> Any:
+    return counter.most_common(1)[0][0]
+
+
+def _levels(cands: Sequence[_Candidate]) -> list[int]:
+    """One level per heading, consistent across the document.
+
+    Numbered headings: their numbering depth, shifted per numbering run so that the run's
+    styles sit where the same styles sit in the main (longest) run; the main run is shifted
+    one level down when parts or more prominent unnumbered headings (a book title) precede it.
+    Parts: level 1.  Unnumbered headings: the level the numbered headings of the same style
+    have, else a level between the known styles by prominence (size, then weight), else the
+    style's rank; a style whose headings never sit directly under the level above it is
+    lifted (no level is skipped without numbering saying so).
+    """
+    levels = [0] * len(cands)
+    runs = _numbering_runs(cands)
+    style_level: dict[tuple[float, bool], int] = {}
+    if runs:
+        main = max(runs, key=len)
+        start = main[0]
+        first_style = _dominant(Counter(cands[k].style for k in main if cands[k].depth == 1)) \
+            if any(cands[k].depth == 1 for k in main) else None
+        above = any(
+            c.part or (c.depth is None and first_style is not None and c.style > first_style)
+            for c in cands[:start]
+        )
+        main_offset = 1 if above else 0
+        per_style: dict[tuple[float, bool], Counter[int]] = defaultdict(Counter)
+        for k in main:
+            per_style[cands[k].style][cands[k].depth + main_offset] += 1  # type: ignore[operator]
+        main_levels = {s: _dominant(cnt) for s, cnt in per_style.items()}
+        for run in runs:
+            if run is main:
+                offset = main_offset
+            else:
+                votes: Counter[int] = Counter()
+                for k in run:
+                    known = main_levels.get(cands[k].style)
+                    if known is not None:
+                        votes[known - cands[k].depth] += 1  # type: ignore[operator]
+                offset = _dominant(votes) if votes else main_offset
+                offset = max(offset, 0)
+            for k in run:
+                levels[k] = cands[k].depth + offset  # type: ignore[operator]
+        learned: dict[tuple[float, bool], Counter[int]] = defaultdict(Counter)
+        for run in runs:
+            for k in run:
+                learned[cands[k].style][levels[k]] += 1
+        style_level = {s: _dominant(cnt) for s, cnt in learned.items()}
+    has_parts = any(c.part for c in cands)
+    unnumbered = {c.style for c in cands if c.depth is None and not c.part}
+    if not style_level:
+        base = 1 if has_parts else 0
+        ranked = sorted(unnumbered, reverse=True)
+        style_level = {s: base + r + 1 for r, s in enumerate(ranked)}
+    else:
+        known = dict(style_level)
+        for s in unnumbered - known.keys():
+            bigger = [k for k in known if k > s]
+            smaller = [k for k in known if k < s]
+            if not bigger:
+                style_level[s] = 1
+                continue
+            level = known[min(bigger)] + 1
+            if smaller:
+                level = min(level, known[max(smaller)])
+            style_level[s] = max(1, level)
+    for k, c in enumerate(cands):
+        if c.part:
+            levels[k] = 1
+        elif c.depth is None:
+            levels[k] = style_level[c.style]
+    _lift_skipping_styles(cands, levels)
+    return levels
+
+
+def _lift_skipping_styles(cands: Sequence[_Candidate], levels: list[int]) -> None:
+    """An unnumbered style whose headings never sit directly under the level above theirs
+    (a body-size bold style used only under chapters) moves up to the deepest level its
+    headings do sit under."""
+    for style in sorted({c.style for c in cands if c.depth is None and not c.part}, reverse=True):
+        members = [k for k, c in enumerate(cands) if c.style == style and c.depth is None]
+        own = {levels[k] for k in members}
+        if len(own) != 1:
+            continue
+        level = own.pop()
+        parents = []
+        for k in members:
+            parent = next((levels[j] for j in range(k - 1, -1, -1) if levels[j] < level), 0)
+            parents.append(parent)
+        target = max(parents) + 1
+        if target < level and level - 1 not in parents:
+            for k in members:
+                levels[k] = target

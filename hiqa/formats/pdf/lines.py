@@ -1,0 +1,393 @@
+"""PDF text as compact line records, and what holds for a whole document: the body size,
+running headers and footers (furniture), heading numbering.
+
+``hiqa.formats.pdf.reader`` reads every page once and keeps only ``Line`` records (text, box,
+dominant font size and weight); the heading detector (``pdf_layout``), the definition terms
+(``pdf_terms``), tables, figures, the title and the printed table of contents all work on them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+# Line roles: what a line became once the document-wide passes ran.
+BODY, FURNITURE, HEADING, TABLE, CAPTION, NAV = range(6)  # NAV: a TOC or index page's line
+
+MAX_LEVEL = 6
+_LARGE_RATIO = 1.08  # a heading font is at least 8 % larger than the body font
+_MAX_HEADING_LINES = 3  # a longer run of large text is a paragraph, not a heading
+_MARGIN = 0.10  # running headers/footers live in the top/bottom 10 % of the page
+_COVER_MAX_BODY_CHARS = 400
+
+_BOLD_FONT = re.compile(r"bold|black|heavy|demi", re.IGNORECASE)
+_MONO_FONT = re.compile(r"mono|courier|consol|cmtt|code", re.IGNORECASE)
+_ITALIC_FONT = re.compile(r"italic|oblique|slant|cmsl|cmti", re.IGNORECASE)
+_FLAG_ITALIC = 2
+_FLAG_MONO = 8
+_FLAG_BOLD = 16
+_TAB_GAP = 0.5  # em; a wider gap between spans sets a term apart from its description
+_TAB_STOP = 1.0  # em; a roman tag is set apart from its description by a tab, not a wide space
+_TAG_PLAIN_SHARE = 0.25  # a term tag ("-o offset") is bold/monospace, with italic arguments
+
+_LABEL_WORDS = r"chapter|part|appendix|annex|section|kapitel|anhang|chapitre|annexe"
+_LABEL = re.compile(
+    rf"^(?:{_LABEL_WORDS})\s+(?P<n>\d{{1,3}}(?:\.\d{{1,3}})*|[IVXLC]{{1,6}}|[A-Z])\b[.:]?",
+    re.IGNORECASE,
+)
+_DOTTED = re.compile(r"^(?P<n>(?:\d{1,3}|[A-Z])(?:\.\d{1,3})+)\.?(?=\s|$)")
+_PLAIN = re.compile(r"^(?P<n>\d{1,2})\.?(?=\s+\S)")
+_ROMAN = re.compile(r"^(?P<n>[IVXLC]{1,6})\.(?=\s+\S)")
+_LABEL_ONLY = re.compile(
+    rf"^(?:(?:{_LABEL_WORDS})\s+(?:\d{{1,3}}(?:\.\d{{1,3}})*|[IVXLC]{{1,6}}|[A-Z])"
+    r"|\d{1,3}(?:\.\d{1,3})*|[IVXLC]{1,6})[.:]?$",
+    re.IGNORECASE,
+)
+_LEADER = re.compile(r"(?:\.\s?){4,}\s*\S{0,12}\s*$|\u2026\s*\S{0,12}\s*$|(?:_\s?){4,}")
+_PAGE_NUMBER = re.compile(
+    r"^(?:page\s+|p\.\s*|-\s*)?(?:\d{1,5}|[ivxlcdm]{1,8})(?:\s*(?:of|/)\s*\d{1,5})?(?:\s*-)?$",
+    re.IGNORECASE,
+)
+_DIGITS = re.compile(r"\d+")
+_ELEMENT = re.compile(r"<(/?[A-Za-z][\w:.-]*(?:\s[^<>]*)?)>")  # <dir prefix="default">
+_CENTRED = 0.04  # centred: indents from the text column (or page edges) differ by < 4 % of width
+_SPACES = re.compile(r"\s+")
+_WIDE_GAP = re.compile(r"\s{3,}")
+
+
+@dataclass(slots=True)
+class Line:
+    """One visual line of text: pieces on the same baseline within a block are merged."""
+
+    page: int  # 1-based
+    block: int  # block id, unique within the document
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    text: str
+    size: float  # dominant font size (weighted by characters)
+    bold: bool
+    mono: bool
+    code: bool  # typewriter mixed with italic: a signature or a code fragment, not a title
+    upright: bool
+    role: int = BODY
+    tag: int = 0  # length of a leading bold/monospace piece set apart by a gap (a term), or 0
+    rest_x: float = 0.0  # where the text after that piece starts
+    head: int = 0  # length of the leading piece set apart by a gap, whatever its font, or 0
+    head_gap: float = 0.0  # width of that gap
+    tail_gap: float = 0.0  # gap before the last piece when that piece is a short word or number
+
+    @property
+    def height(self) -> float:
+        return max(self.y1 - self.y0, 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class FoundHeading:
+    """A heading located in the line stream: it is emitted before line ``anchor``."""
+
+    anchor: int
+    level: int
+    title: str
+    page: int
+
+
+# ---------------------------------------------------------------------------------------------
+# Lines from one page
+
+
+def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list[Line]:
+    """Visual lines of one ``page.get_text("dict")`` result, in content-stream order."""
+    out: list[Line] = []
+    for b_idx, block in enumerate(page_dict.get("blocks", ())):
+        if block.get("type", 0) != 0:
+            continue
+        # [x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright,
+        #  first piece's text if it reads as a term tag else "", x0 of the second piece,
+        #  [first span strong, plain letters, letters] of the whole row, first piece's text,
+        #  width of the gap after it]
+        acc: list[list[Any]] = []
+        for line in block.get("lines", ()):
+            spans = line.get("spans", ())
+            text = "".join(s.get("text", "") for s in spans)
+            if not text.strip():
+                continue
+            chars = size_w = bold_n = mono_n = italic_n = 0.0
+            plain_letters = letters = all_plain = all_letters = 0
+            lead: bool | None = None  # is the first non-blank span bold or monospace?
+            tag_text, gap_x, gap = "", None, 0.0  # spans before a tab-like gap: a term on its row
+            tail_gap = 0.0
+            prev_x1 = None
+            for s in spans:
+                t = s.get("text", "")
+                n = len(t) - t.count(" ")
+                if n <= 0:
+                    if gap_x is None:
+                        tag_text += t
+                    continue
+                size = float(s.get("size", 0.0))
+                sx0, sx1 = s["bbox"][0], s["bbox"][2]
+                if gap_x is None and prev_x1 is not None and sx0 - prev_x1 >= _TAB_GAP * size:
+                    gap_x, gap = sx0, sx0 - prev_x1
+                tail_gap = sx0 - prev_x1 if prev_x1 is not None and len(t.strip()) <= 7 else 0.0
+                prev_x1 = sx1
+                if gap_x is None:
+                    tag_text += t
+                font = s.get("font", "")
+                flags = s.get("flags", 0)
+                chars += n
+                size_w += n * size
+                strong = False
+                if flags & _FLAG_BOLD or _BOLD_FONT.search(font):
+                    bold_n += n
+                    strong = True
+                if flags & _FLAG_MONO or _MONO_FONT.search(font):
+                    mono_n += n
+                    strong = True
+                italic = bool(flags & _FLAG_ITALIC or _ITALIC_FONT.search(font))
+                if italic:
+                    italic_n += n
+                if lead is None:
+                    lead = strong
+                if lead:  # only a row opening in bold or monospace can hold a term tag
+                    n_letters = sum(ch.isalpha() for ch in t)
+                    all_letters += n_letters
+                    if not strong and not italic:
+                        all_plain += n_letters
+                    if gap_x is None:
+                        letters += n_letters
+                        if not strong and not italic:
+                            plain_letters += n_letters
+            tagish = bool(lead) and plain_letters <= _TAG_PLAIN_SHARE * letters
+            x0, y0, x1, y1 = line["bbox"]
+            dx, dy = line.get("dir", (1.0, 0.0))
+            upright = abs(dy) < 0.05 and dx > 0
+            prev = acc[-1] if acc else None
+            whole = [bool(lead), all_plain, all_letters]
+            if prev is not None and upright and prev[10] and _same_row(prev, y0, y1, x0):
+                if not lead:  # its letters were not counted: all of them are plain
+                    all_plain = all_letters = sum(ch.isalpha() for ch in text)
+                prev[13][1] += all_plain
+                prev[13][2] += all_letters
+                if prev[12] is None:
+                    prev[12], prev[14], prev[15] = x0, prev[4], x0 - prev[2]
+                if len(spans) == 1 and len(text.strip()) <= 7:
+                    tail_gap = x0 - prev[2]
+                prev[16] = tail_gap
+                prev[2] = max(prev[2], x1)
+                prev[1], prev[3] = min(prev[1], y0), max(prev[3], y1)
+                prev[4] = prev[4].rstrip() + " " + text.lstrip()
+                prev[5] += chars
+                prev[6] += size_w
+                prev[7] += bold_n
+                prev[8] += mono_n
+                prev[9] += italic_n
+            else:
+                acc.append(
+                    [x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright]
+                    + [(tag_text or text) if tagish else "", gap_x, whole]
+                    + [tag_text if gap_x is not None else None, gap, tail_gap]
+                )
+        for row in acc:
+            x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright = row[:11]
+            chars = chars or 1.0
+            mono = mono_n >= 0.6 * chars
+            clean = _clean(text, keep_spaces=mono)
+            lead_strong, plain, letters_n = row[13]
+            if lead_strong and plain <= _TAG_PLAIN_SHARE * letters_n:
+                tag = clean  # the whole row reads as a tag ("new-session [-d] [-c dir]")
+            else:
+                tag = _clean(row[11], keep_spaces=mono) if row[11] else ""
+            head = _clean(row[14], keep_spaces=mono) if row[14] else ""
+            out.append(
+                Line(
+                    page=page_no,
+                    block=block_base + b_idx,
+                    x0=x0,
+                    y0=y0,
+                    x1=x1,
+                    y1=y1,
+                    text=clean,
+                    size=size_w / chars,
+                    bold=bold_n >= 0.6 * chars,
+                    mono=mono,
+                    code=mono or (mono_n >= 0.1 * chars and mono_n + italic_n >= 0.5 * chars),
+                    upright=upright,
+                    tag=len(tag) if tag and clean.startswith(tag) else 0,
+                    rest_x=x1 if row[12] is None else row[12],
+                    head=len(head) if head and clean.startswith(head) else 0,
+                    head_gap=row[15],
+                    tail_gap=row[16],
+                )
+            )
+    return out
+
+
+def _same_row(prev: list[Any], y0: float, y1: float, x0: float) -> bool:
+    h = min(prev[3] - prev[1], y1 - y0)
+    centre_gap = abs((prev[1] + prev[3]) / 2 - (y0 + y1) / 2)
+    return centre_gap < 0.5 * max(h, 1.0) and x0 >= prev[2] - 2.0
+
+
+def _clean(text: str, keep_spaces: bool) -> str:
+    text = text.replace("\u00ad", "").replace("\u00a0", " ").replace("\t", " ")
+    if keep_spaces:
+        return text.rstrip()
+    return _SPACES.sub(" ", text).strip()
+
+
+def margin_pieces(page_dict: dict[str, Any], height: float) -> list[str]:
+    """Texts in the top and bottom margins of one page, split where a running header or
+    footer leaves a wide gap ("LN(1)   User Commands   LN(1)" -> three pieces)."""
+    out: list[str] = []
+    for block in page_dict.get("blocks", ()):
+        for line in block.get("lines", ()):
+            y0, y1 = line["bbox"][1], line["bbox"][3]
+            if not (y1 <= height * _MARGIN or y0 >= height * (1 - _MARGIN)):
+                continue
+            text = "".join(s.get("text", "") for s in line.get("spans", ()))
+            out.extend(p for p in (_clean(t, False) for t in _WIDE_GAP.split(text)) if p)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Document-wide statistics
+
+
+def body_size(lines: Sequence[Line]) -> float:
+    """The font size that carries most characters (half-point buckets)."""
+    weight: Counter[float] = Counter()
+    for ln in lines:
+        if ln.role == BODY:
+            weight[_bucket(ln.size)] += len(ln.text)
+    return weight.most_common(1)[0][0] if weight else 10.0
+
+
+def _bucket(size: float) -> float:
+    return round(size * 2) / 2
+
+
+def mark_furniture(
+    lines: Sequence[Line], page_heights: Sequence[float], body: float, running: str = ""
+) -> None:
+    """Mark running headers, footers and page numbers as ``FURNITURE``.
+
+    A line in the top or bottom margin is furniture when it is a page number, when it holds
+    the document's running title (``running``, found by ``hiqa.formats.pdf.title``; this is
+    what catches the header of a one-page document), when a one-page document's edge line ends
+    in its page number (its footer: "frobtools 1.0    February 2023    1"), or when the same
+    text (digits ignored: "Chapter 3: Foo  41") recurs in the margins of several pages; any
+    other body-size margin line on the same band as such recurring lines (a header that names
+    a two-page chapter) is furniture too.
+    """
+    n_pages = len(page_heights)
+    if not lines:
+        return
+    threshold = min(max(2, math.ceil(0.3 * n_pages)), 5)
+    edge = _page_edges(lines)
+    pages_by_key: dict[str, set[int]] = defaultdict(set)
+    margin: list[int] = []
+    for i, ln in enumerate(lines):
+        if ln.role != BODY or not _in_margin(ln, page_heights):
+            continue
+        margin.append(i)
+        if (
+            (i in edge and _PAGE_NUMBER.match(ln.text))
+            or (running and running in ln.text and ln.size <= body + 1.0)  # not a title block
+            or (n_pages == 1 and i in edge and ln.text.endswith(" 1") and ln.size <= body + 1.0)
+        ):
+            ln.role = FURNITURE
+        else:
+            pages_by_key[_furniture_key(ln.text)].add(ln.page)
+    repeated = {k for k, pages in pages_by_key.items() if len(pages) >= threshold}
+    bands: dict[tuple[bool, int], set[int]] = defaultdict(set)
+    for i in margin:
+        ln = lines[i]
+        if ln.role == BODY and _furniture_key(ln.text) in repeated:
+            ln.role = FURNITURE
+            bands[_band(ln, page_heights)].add(ln.page)
+    strong = {b for b, pages in bands.items() if len(pages) >= threshold}
+    if not strong:
+        return
+    for i in margin:
+        ln = lines[i]
+        if ln.role == BODY and ln.size <= body + 1.0:
+            top, y = _band(ln, page_heights)
+            if any((top, y + d) in strong for d in (-1, 0, 1)):
+                ln.role = FURNITURE
+
+
+def _page_edges(lines: Sequence[Line]) -> set[int]:
+    """Indices of the two top-most and two bottom-most lines of every page."""
+    by_page: dict[int, list[int]] = defaultdict(list)
+    for i, ln in enumerate(lines):
+        by_page[ln.page].append(i)
+    out: set[int] = set()
+    for idx in by_page.values():
+        idx_sorted = sorted(idx, key=lambda i: lines[i].y0)
+        out.update(idx_sorted[:2])
+        out.update(idx_sorted[-2:])
+    return out
+
+
+def _in_margin(ln: Line, page_heights: Sequence[float]) -> bool:
+    h = page_heights[ln.page - 1]
+    return ln.y1 <= h * _MARGIN or ln.y0 >= h * (1 - _MARGIN)
+
+
+def _band(ln: Line, page_heights: Sequence[float]) -> tuple[bool, int]:
+    h = page_heights[ln.page - 1]
+    top = ln.y1 <= h * _MARGIN
+    return top, round((ln.y0 if top else h - ln.y1) / 2.0)
+
+
+def _furniture_key(text: str) -> str:
+    return _DIGITS.sub("#", _SPACES.sub(" ", text.casefold()).strip())
+
+
+# ---------------------------------------------------------------------------------------------
+# Numbering
+
+
+def numbering_depth(title: str) -> int | None:
+    """Depth implied by a leading section number, or None for an unnumbered title."""
+    m = _LABEL.match(title)
+    if m:
+        return min(m.group("n").count(".") + 1, MAX_LEVEL)
+    m = _DOTTED.match(title)
+    if m:
+        return min(m.group("n").count(".") + 1, MAX_LEVEL)
+    if _PLAIN.match(title) or _ROMAN.match(title):
+        return 1
+    return None
+
+
+def strip_numbering(title: str) -> str:
+    """The title without its leading label/number ("3.2 Foo" -> "Foo")."""
+    for rx in (_LABEL, _DOTTED, _PLAIN, _ROMAN):
+        m = rx.match(title)
+        if m:
+            rest = title[m.end() :].lstrip(" .:-\u2013\u2014")
+            return rest or title
+    return title
+
+
+def norm_title(text: str) -> str:
+    t = unicodedata.normalize("NFKC", text).casefold()
+    t = t.translate(_QUOTES)
+    t = _SPACES.sub(" ", t).strip()
+    return t.rstrip(" .:;,")
+
+
+_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "`": "'"})
+
+
+def _prose(text: str) -> bool:
+    non_space = len(text) - text.count(" ")
+    return len(text.split()) >= 2 and sum(ch.isalpha() for ch in text) >= 0.5 * non_space

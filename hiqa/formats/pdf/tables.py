@@ -1,0 +1,409 @@
+"""Tables of a PDF page as Markdown (paper A.4/A.6: tables keep caption, header and cells).
+
+``page.find_tables()`` costs 0.1-1 s per page, so it only runs on pages whose vector graphics
+look like a ruled grid: at least two horizontal and two vertical rules and few other shapes
+(a plot or a diagram has many curves and slanted lines).  Text inside a table's box is marked
+``TABLE`` so it is not repeated as a paragraph; a "Table N ..." line next to the box becomes
+the caption.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import io
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+from hiqa.formats.pdf.lines import BODY, CAPTION, TABLE, Line
+
+_CAPTION = re.compile(r"^(?:table|tab\.|tabelle|tableau)\s*[A-Z]?\d+(?:[.\-]\d+)*\b", re.IGNORECASE)
+_MIN_RULES = 2
+_MAX_OTHER_SHAPES = 0.1  # share of non-rule drawing items tolerated on a table page
+_MIN_TABLE_ROWS = 3  # a borderless table: three rows and three columns at least (two columns
+_MIN_TABLE_COLS = 3  # ... read as a definition list: a term and its description)
+_MAX_CELL_CHARS = 60  # a longer "cell" is a line of prose that happens to align
+_FLAG_MONO = 8  # PyMuPDF span flag: monospaced font
+_SECTION_NUMBER = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)*\.?$")
+_LEADERS = re.compile(r"(?:\.\s?){4,}")
+
+
+def _finder_options() -> dict[str, Any]:
+    """PyMuPDF >= 2.0 gates ``find_tables`` through a neural layout model (about 1 s a page);
+    the ruled-grid detector alone is what we want, at a tenth of the cost."""
+    try:
+        from pymupdf import table as _table
+
+        params = inspect.signature(_table.find_tables).parameters
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return {}
+    return {"use_layout": False} if "use_layout" in params else {}
+
+
+_FINDER_OPTIONS = _finder_options()
+_MARGIN_BAND = 0.10  # rules entirely in the top or bottom 10 % of a page belong to its header/footer
+_ADJOINING = 24.0  # points: ... unless this close to the other rules (a table's last rows)
+
+
+@dataclass(frozen=True, slots=True)
+class FoundTable:
+    """A table to emit before line ``anchor`` (its first line of text)."""
+
+    anchor: int
+    page: int
+    rows: tuple[tuple[str, ...], ...]
+    markdown: str
+    caption: str
+
+
+def ruled_area(page: Any) -> tuple[float, float, float, float] | None:
+    """Cheap gate: the area the page's rules cover when they are enough horizontal *and*
+    vertical ones for a grid, else None.  The table finder looks only there (a ruled table
+    lies within its rules; the finder's cost grows with the characters it reads).
+
+    A grid has at least two columns: rules at three x positions or more.  Boxes stacked down
+    the page (code listings, admonitions: each a rectangle) share their two x positions and
+    are not tables; sending such pages to PyMuPDF's table finder cost 90 % of the time on a
+    manual full of framed listings."""
+    horizontal = vertical = other = 0
+    xs: set[int] = set()
+    area = [math.inf, math.inf, -math.inf, -math.inf]
+    top, bottom = page.rect.height * _MARGIN_BAND, page.rect.height * (1 - _MARGIN_BAND)
+    edge: list[Any] = []
+
+    def cover(x0: float, y0: float, x1: float, y1: float) -> None:
+        area[0], area[1] = min(area[0], x0, x1), min(area[1], y0, y1)
+        area[2], area[3] = max(area[2], x0, x1), max(area[3], y0, y1)
+
+    for path in page.get_cdrawings():
+        for item in path.get("items", ()):
+            kind = item[0]
+            if kind in ("l", "re") and _in_margin(item, top, bottom):
+                edge.append(item)  # a running header's or footer's rule, or a table's last one
+                continue
+            if kind == "l":
+                (ax, ay), (bx, by) = item[1], item[2]
+                cover(ax, ay, bx, by)
+                if abs(ay - by) < 1 and abs(ax - bx) > 4:
+                    horizontal += 1
+                elif abs(ax - bx) < 1 and abs(ay - by) > 4:
+                    vertical += 1
+                    xs.add(round(ax))
+                else:
+                    other += 1
+            elif kind == "re":
+                x0, y0, x1, y1 = item[1]
+                cover(x0, y0, x1, y1)
+                w, h = abs(x1 - x0), abs(y1 - y0)
+                if h < 4 and w > 4:  # a rule drawn as a thin filled bar
+                    horizontal += 1
+                elif w < 4 and h > 4:
+                    vertical += 1
+                    xs.add(round((x0 + x1) / 2))
+                else:
+                    horizontal += 2
+                    vertical += 2
+                    xs.update((round(x0), round(x1)))
+            else:
+                other += 1
+    rules = horizontal + vertical
+    grid = (
+        horizontal >= _MIN_RULES
+        and vertical >= _MIN_RULES
+        and _positions(xs) >= 3
+        and other <= _MAX_OTHER_SHAPES * rules
+    )
+    if not grid:
+        return None
+    base = tuple(area)  # the rules outside the bands; margin rules are judged against it alone
+    for item in edge:  # a margin rule right next to the ruled area closes a table there
+        ys = _item_ys(item)
+        if min(ys) - base[3] <= _ADJOINING and base[1] - max(ys) <= _ADJOINING:
+            area[1], area[3] = min(area[1], *ys), max(area[3], *ys)
+    pad = 2.0
+    return (area[0] - pad, area[1] - pad, area[2] + pad, area[3] + pad)
+
+
+def _item_ys(item: Any) -> tuple[float, float]:
+    """The y extent of a line ("l": two points) or a rectangle ("re": a rect) drawing item."""
+    return (item[1][1], item[2][1]) if item[0] == "l" else (item[1][1], item[1][3])
+
+
+def _in_margin(item: Any, top: float, bottom: float) -> bool:
+    ys = _item_ys(item)
+    return max(ys) <= top or min(ys) >= bottom
+
+
+def _positions(xs: set[int], tol: int = 4) -> int:
+    """Distinct positions among ``xs``, those closer than ``tol`` points counted once."""
+    ordered = sorted(xs)
+    return min(1, len(ordered)) + sum(1 for a, b in pairwise(ordered) if b - a > tol)
+
+
+def aligned_regions(page_dict: dict[str, Any]) -> list[tuple[float, float, float, float]]:
+    """Where a page may hold a borderless table: three or more consecutive rows of three or
+    more text pieces (set apart by gaps of an em or more) whose pieces overlap column by
+    column.  Code (monospace), dot-leader lines and two-piece rows (a definition list:
+    option and description) never qualify.  Cheap: it reads the page dictionary only."""
+    pieces = sorted(
+        (p for block in page_dict.get("blocks", ()) for line in block.get("lines", ())
+         for p in _pieces(line.get("spans", ()))),
+        key=lambda p: (p[1] + p[3]) / 2,
+    )  # fmt: skip
+    rows: list[list[tuple[float, float, float, float]]] = []
+    for piece in pieces:
+        if rows:
+            r = rows[-1][0]
+            if abs((r[1] + r[3]) / 2 - (piece[1] + piece[3]) / 2) < 0.5 * max(r[3] - r[1], 1.0):
+                rows[-1].append(piece)
+                continue
+        rows.append([piece])
+    rows = [sorted(r) for r in rows]
+    regions = []
+    run: list[list[tuple[float, float, float, float]]] = []
+    for row in [*rows, []]:
+        if run and row and _compatible(run[-1], row) and row[0][1] - run[-1][0][3] < 2.5 * (
+            run[-1][0][3] - run[-1][0][1]
+        ):
+            run.append(row)
+            continue
+        if len(run) >= _MIN_TABLE_ROWS:
+            boxes = [p for r in run for p in r]
+            regions.append(
+                (
+                    min(b[0] for b in boxes) - 1,
+                    min(b[1] for b in boxes) - 1,
+                    max(b[2] for b in boxes) + 1,
+                    max(b[3] for b in boxes) + 1,
+                )
+            )
+        run = [row] if row and len(row) >= _MIN_TABLE_COLS else []
+    return regions
+
+
+def _pieces(spans: Sequence[dict[str, Any]]) -> list[tuple[float, float, float, float]]:
+    """A line's spans grouped into pieces at gaps of an em or more; none for code or leaders."""
+    if _LEADERS.search("".join(s.get("text", "") for s in spans)):
+        return []
+    out: list[list[float]] = []
+    for s in spans:
+        text = s.get("text", "")
+        if not text.strip():
+            continue
+        if s.get("flags", 0) & _FLAG_MONO:
+            return []
+        x0, y0, x1, y1 = s["bbox"]
+        if out and x0 - out[-1][2] < float(s.get("size", 10.0)):
+            out[-1][2] = max(out[-1][2], x1)
+            out[-1][1], out[-1][3] = min(out[-1][1], y0), max(out[-1][3], y1)
+        else:
+            out.append([x0, y0, x1, y1])
+    return [(a, b, c, d) for a, b, c, d in out]
+
+
+def _compatible(a: Sequence[tuple[float, ...]], b: Sequence[tuple[float, ...]]) -> bool:
+    return len(a) == len(b) >= _MIN_TABLE_COLS and all(
+        p[0] <= q[2] and q[0] <= p[2] for p, q in zip(a, b, strict=True)
+    )
+
+
+def extract_borderless(
+    page: Any,
+    lines: Sequence[Line],
+    offset: int,
+    regions: Sequence[tuple[float, float, float, float]],
+) -> list[FoundTable]:
+    """Borderless tables: PyMuPDF's text strategy, run only inside ``aligned_regions`` and
+    kept only when the result looks like a table (at least three rows and columns, short
+    cells, every column filled in most rows); anything else stays text."""
+    found: list[FoundTable] = []
+    for region in regions:
+        with contextlib.redirect_stdout(io.StringIO()):
+            tables = page.find_tables(clip=region, strategy="text", **_FINDER_OPTIONS).tables
+        for table in tables:
+            rows = _clean_rows(_cell_texts(page, table))
+            if _plausible(rows):
+                found.extend(_found(page, table, rows, lines, offset))
+    return found
+
+
+def _plausible(rows: Sequence[Sequence[str]]) -> bool:
+    if len(rows) < _MIN_TABLE_ROWS or min(len(r) for r in rows) < _MIN_TABLE_COLS:
+        return False
+    cells = [c for r in rows for c in r]
+    if max(len(c) for c in cells) > _MAX_CELL_CHARS:
+        return False
+    width = len(rows[0])
+    if not all(sum(bool(r[j]) for r in rows) >= 0.6 * len(rows) for j in range(width)):
+        return False
+    return not _contents_lines(rows)
+
+
+def _contents_lines(rows: Sequence[Sequence[str]]) -> bool:
+    """Contents entries without leaders: a section number, a title, a rising page number."""
+    pages = [r[-1] for r in rows]
+    if not all(p.isdigit() for p in pages) or [int(p) for p in pages] != sorted(
+        int(p) for p in pages
+    ):
+        return False
+    return all(_SECTION_NUMBER.match(r[0]) for r in rows)
+
+
+def extract_tables(
+    page: Any, lines: Sequence[Line], offset: int,
+    clip: tuple[float, float, float, float] | None = None,
+) -> list[FoundTable]:
+    """Find ruled tables on ``page`` (within ``clip``, the ``ruled_area``); ``lines`` are the
+    page's lines, ``offset`` the global index of ``lines[0]``.  Marks table and caption lines."""
+    found: list[FoundTable] = []
+    with contextlib.redirect_stdout(io.StringIO()):  # PyMuPDF may print advice on stdout
+        tables = page.find_tables(clip=clip, **_FINDER_OPTIONS).tables
+    for table in tables:
+        rows = _clean_rows(_cell_texts(page, table))
+        if len(rows) < 2 or max(len(r) for r in rows) < 2:
+            continue
+        found.extend(_found(page, table, rows, lines, offset))
+    return found
+
+
+def _found(
+    page: Any,
+    table: Any,
+    rows: tuple[tuple[str, ...], ...],
+    lines: Sequence[Line],
+    offset: int,
+) -> list[FoundTable]:
+    """The table anchored at its first line of text, its lines marked ``TABLE`` and its
+    caption's ``CAPTION``; nothing when no line of the page falls inside it."""
+    x0, y0, x1, y1 = table.bbox
+    inside = [
+        i
+        for i, ln in enumerate(lines)
+        if ln.role == BODY
+        and x0 - 1 <= (ln.x0 + ln.x1) / 2 <= x1 + 1
+        and y0 - 1 <= (ln.y0 + ln.y1) / 2 <= y1 + 1
+    ]
+    if not inside:
+        return []
+    for i in inside:
+        lines[i].role = TABLE
+    return [
+        FoundTable(
+            anchor=offset + inside[0],
+            page=lines[inside[0]].page,
+            rows=rows,
+            markdown=to_markdown(rows),
+            caption=_caption(lines, (x0, y0, x1, y1)),
+        )
+    ]
+
+
+def _cell_texts(page: Any, table: Any) -> list[list[str | None]]:
+    """Cell texts from the page's words (by word centre), in reading order.
+
+    ``Table.extract()`` re-reads characters with shrunken glyph boxes and can scramble
+    punctuation ("0.91" -> "091 ."); the words of the text layer are what the body text uses.
+    """
+    x0, y0, x1, y1 = table.bbox  # a little room: a clip cuts glyphs that touch its edge
+    words = page.get_text("words", clip=(x0 - 2, y0 - 2, x1 + 2, y1 + 2), sort=False)
+    grid: list[list[str | None]] = []
+    for row in table.rows:
+        out_row: list[str | None] = []
+        for cell in row.cells:
+            if cell is None:
+                out_row.append(None)
+                continue
+            cx0, cy0, cx1, cy1 = cell
+            inside = [
+                w
+                for w in words
+                if cx0 <= (w[0] + w[2]) / 2 <= cx1 and cy0 <= (w[1] + w[3]) / 2 <= cy1
+            ]
+            inside.sort(key=lambda w: (w[5], w[6], w[7]))
+            lines: list[str] = []
+            last = None
+            for w in inside:
+                if (w[5], w[6]) != last:
+                    lines.append(w[4])
+                    last = (w[5], w[6])
+                else:
+                    lines[-1] += " " + w[4]
+            out_row.append("\n".join(lines))
+        grid.append(out_row)
+    return grid
+
+
+def _clean_rows(raw: Sequence[Sequence[str | None]]) -> tuple[tuple[str, ...], ...]:
+    rows = [[" ".join(c.split()) for c in r] for r in _split_unruled_rows(raw)]
+    rows = [r for r in rows if any(r)]
+    if not rows:
+        return ()
+    width = max(len(r) for r in rows)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    keep = [j for j in range(width) if any(r[j] for r in rows)]
+    return tuple(tuple(r[j] for j in keep) for r in rows)
+
+
+def _split_unruled_rows(raw: Sequence[Sequence[str | None]]) -> list[list[str]]:
+    """A grid without rules between rows returns several text rows per cell; split a row
+    whose non-empty cells all hold the same number (>1) of text lines into that many rows."""
+    out: list[list[str]] = []
+    for r in raw:
+        cells = [(c or "").split("\n") for c in r]
+        counts = {len(c) for c in cells if any(part.strip() for part in c)}
+        if len(counts) == 1 and (k := counts.pop()) > 1:
+            for n in range(k):
+                out.append([c[n] if len(c) == k else "" for c in cells])
+        else:
+            out.append(["\n".join(c) for c in cells])
+    return out
+
+
+def to_markdown(rows: Sequence[Sequence[str]]) -> str:
+    """A GitHub-style Markdown table; the first row is the header."""
+
+    def fmt(row: Sequence[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in row) + " |"
+
+    header, *body = rows
+    sep = "| " + " | ".join("---" for _ in header) + " |"
+    return "\n".join([fmt(header), sep, *(fmt(r) for r in body)])
+
+
+def _caption(lines: Sequence[Line], bbox: tuple[float, float, float, float]) -> str:
+    """The "Table N ..." line just above (preferred) or below the table, with the rest of its
+    block; those lines are marked ``CAPTION``."""
+    x0, y0, x1, y1 = bbox
+    best: tuple[float, int] | None = None
+    for i, ln in enumerate(lines):
+        if ln.role != BODY or not _CAPTION.match(ln.text):
+            continue
+        if ln.x1 < x0 or ln.x0 > x1:
+            continue
+        reach = 3 * ln.height
+        above = y0 - ln.y1
+        below = ln.y0 - y1
+        if -1 <= above <= reach:
+            score = above
+        elif -1 <= below <= reach:
+            score = below + 1000  # captions above win
+        else:
+            continue
+        if best is None or score < best[0]:
+            best = (score, i)
+    if best is None:
+        return ""
+    i = best[1]
+    parts = [lines[i]]
+    j = i + 1
+    while j < len(lines) and len(parts) < 3 and lines[j].block == lines[i].block:
+        if lines[j].role == BODY:
+            parts.append(lines[j])
+        j += 1
+    for ln in parts:
+        ln.role = CAPTION
+    return " ".join(ln.text for ln in parts)

@@ -1,0 +1,469 @@
+"""The printed table of contents of a PDF: found, read, and kept out of the text.
+
+Many PDFs lose their outline on the way to the reader (printed and scanned back, "save as PDF"
+without bookmarks, a copy from a producer that never wrote one), but keep the table of contents
+printed on their first pages.  That page is the author's own statement of the heading tree:
+every entry is a heading, its indentation is its level and its page number says where it is.
+This module reads it from the page geometry alone, whoever made the file:
+
+- **rows** are assembled per page from the lines' positions (a TOC's page numbers are often
+  separate pieces, written before or after their titles);
+- a **TOC row** ends in a page reference: a number after dot leaders, or a number set apart at
+  the right; a title wrapped over two rows is joined;
+- a **navigation page** has mostly such rows; once the body confirms it, its entry rows become
+  ``NAV`` and produce no segment (an analyst must not be shown a TOC line as evidence).  A TOC's
+  page numbers ascend; a back-of-book index's terms run alphabetically and are words of the
+  pages they name.  Rows ending in numbers that nothing confirms (a table by year, a price
+  list) stay text;
+- the **levels** are the entries' indentation steps, unless the numbering ("2.3.1") says
+  otherwise for most numbered entries;
+- the **page offset** between printed numbers and PDF pages is voted by the entries whose title
+  appears as a line of the body; an entry is then placed on its page by the caller
+  (``pdf._place_outline``, the same code that places a real outline).
+
+A table of contents is used only when the body confirms it: enough of its entries are found
+on the pages they point to.  Otherwise the headings come from the layout alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any
+
+from hiqa.formats.pdf.lines import BODY, NAV, Line, norm_title, numbering_depth, strip_numbering
+
+_LEADER_RUN = re.compile(r"(?:[.\u00b7\u2024\u2027_\u2026]\s*){3,}")
+
+_LEADERS = re.compile(r"[ .\u00b7\u2024\u2027_\u2026]+$")  # dot leaders and the spaces in them
+_ONLY_LEADERS = re.compile(r"^[ .\u00b7\u2024\u2027_\u2026]{3,}$")
+_ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
+_PAGE_PREFIX = re.compile(r"^(?:\d{1,4}|" + _ROMAN + r")(?:,\s*\d{1,4})*\s+")
+_NUM = re.compile(r"(?<![\w,:;/-])(?<!\w\.)(?P<num>\d{1,4}|" + _ROMAN + "|" + _ROMAN.upper() + ")$")
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
+_MIN_ROWS = 3  # a navigation page has at least this many page-reference rows
+_NAV_SHARE = 0.5  # ... and they are at least half of its rows
+_ASCENDING = 0.75  # a TOC's page numbers ascend between most neighbours; an index's terms do
+_FOUND_SHARE = 0.5  # a TOC page is one when half its entries are headings in the body ...
+_CONFIRMING = 5  # ... or this many (its other entries may list tables or figures)
+_APART = 2.0  # em: a page number without leaders is set at least this far from its title
+_EDGE_TOL = 2.0  # points: page numbers of one TOC page end at one right edge
+_LABEL_WORDS = 3  # a label above a TOC ("Table of Contents") is this short
+_MAX_OFFSET = 40  # an index's pages are at most this many PDF pages after their printed numbers
+_INDENT_TOL = 3.0  # points: entries whose indents differ by less are on one level
+
+
+@dataclass(slots=True)
+class TocEntry:
+    title: str
+    number: int  # printed page number (arabic), or the roman numeral's value
+    roman: bool
+    x0: float
+    size: float
+    bold: bool
+    run: int = 0  # which TOC (consecutive TOC pages): a PDF may bind several books
+    source: int = 0  # the PDF page the entry is printed on
+    found: bool = False  # its title is a line of the body on the page it points to (±1)
+    page: int = 0  # the PDF page it points to, once the offset is known
+    level: int = 1
+
+
+@dataclass
+class Toc:
+    entries: list[TocEntry] = field(default_factory=list)  # in printed order, placed
+    toc_pages: list[int] = field(default_factory=list)
+    index_pages: list[int] = field(default_factory=list)
+    offset: int | None = None
+    found: int = 0  # entries whose title was found on their page
+    unconfirmed_pages: list[int] = field(default_factory=list)  # TOC-like, not confirmed: text
+    unconfirmed_entries: int = 0
+
+    @property
+    def usable(self) -> bool:
+        return bool(self.entries) and self.found >= max(3, _FOUND_SHARE * len(self.entries))
+
+    def outline(self) -> list[tuple[int, str, int]]:
+        return [(e.level, e.title, e.page) for e in self.entries if e.page]
+
+
+@dataclass(slots=True)
+class _Row:
+    idx: list[int]  # line indices, left to right
+    x0: float
+    x1: float
+    y0: float
+    y1: float
+    text: str
+    size: float
+    bold: bool
+    block: int  # the block of its first line
+    ref: tuple[str, str] | None = None  # (title, page number) of a page-reference row
+
+
+def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
+    """Find the printed TOC and index pages; mark their entry lines ``NAV``; read the TOC and
+    set each entry's level and PDF page (``Toc.outline()``; the caller places them).
+
+    Nothing is set aside unless the body confirms it: a TOC page when its entries are headings
+    on the pages they name, an index page when its terms are words of the pages they name.
+    Only the entry rows (with a title's wrapped first row and a short label such as "Contents"
+    right above them) become ``NAV``; other text on such a page stays text."""
+    toc = Toc()
+    raw: list[tuple[int, list[_Row]]] = []
+    index: list[tuple[int, list[_Row]]] = []
+    sorted_pages: set[int] = set()  # TOC candidates whose titles run alphabetically too
+    last_toc: tuple[int, int] | None = None  # (page, last page number) of the latest TOC page
+    for p in range(len(page_starts) - 1):
+        page_no = p + 1
+        rows = _rows(lines, page_starts[p], page_starts[p + 1])
+        refs = [r for r in rows if r.ref]
+        if len(refs) >= _MIN_ROWS:
+            _aligned_references(rows, refs)
+            refs = [r for r in rows if r.ref]
+        follows = last_toc is not None and last_toc[0] == page_no - 1
+        nav = len(refs) >= _MIN_ROWS and len(refs) >= _NAV_SHARE * len(rows)
+        if not nav and follows and refs:
+            rows = _leading_references(rows)  # the TOC's last entries, then the body
+            refs = [r for r in rows if r.ref]
+        elif not nav:
+            continue
+        if not refs:
+            continue
+        rows = _entry_rows(rows)
+        _mark(rows, lines, NAV)
+        pairs = [r.ref for r in refs if r.ref is not None]
+        nums = [_value(num)[0] for _, num in pairs]
+        titles = [norm_title(strip_numbering(title)) for title, _ in pairs]
+        rising = _ascending(nums) >= _ASCENDING
+        alphabetical = _ascending(titles) >= _ASCENDING
+        if rising:  # a TOC, or a list whose titles also sort ("Lesson 1", ...): the body decides
+            raw.append((page_no, rows))
+            last_toc = (page_no, nums[-1])
+            if alphabetical:
+                sorted_pages.add(page_no)
+        elif alphabetical:  # an index, if its terms are on the pages it names
+            index.append((page_no, rows))
+        else:  # numbers at the ends of rows, neither a TOC nor an index: a table, say
+            _mark(rows, lines, BODY)
+    entries = _entries(raw)
+    if entries:
+        _assign_levels(entries)
+        _place(entries, lines, page_starts, toc)
+    # a TOC page is one when the body confirms its entries; otherwise its rows are text
+    # (a page may end the TOC and begin a list of tables, whose entries are captions)
+    by_page: dict[int, list[TocEntry]] = defaultdict(list)
+    for e in entries:
+        by_page[e.source].append(e)
+    for page_no, rows in raw:
+        listed = by_page.get(page_no, [])
+        found = sum(e.found for e in listed)
+        if found and found >= min(_CONFIRMING, _FOUND_SHARE * len(listed)):
+            toc.toc_pages.append(page_no)
+        elif page_no in sorted_pages:  # not a TOC: an index whose numbers happen to rise?
+            index.append((page_no, rows))
+        else:
+            _mark(rows, lines, BODY)
+            toc.unconfirmed_pages.append(page_no)
+            toc.unconfirmed_entries += len(listed)
+    kept = set(toc.toc_pages)
+    placed: set[tuple[str, int]] = set()  # a chapter's own mini-TOC repeats the main one
+    toc.entries = []
+    for e in entries:
+        if e.source in kept and (key := (norm_title(e.title), e.page)) not in placed:
+            placed.add(key)
+            toc.entries.append(e)
+    toc.found = sum(e.found for e in toc.entries)
+    if index:
+        _confirm_index(index, lines, page_starts, toc)
+    return toc
+
+
+def _index_pairs(rows: Sequence[_Row]) -> list[tuple[str, int]]:
+    """(term, printed page) of an index page's rows, terms of three characters or more."""
+    pairs = [(_term(r.ref[0]), _value(r.ref[1])[0]) for r in rows if r.ref is not None]
+    return [(t, n) for t, n in pairs if len(t) >= 3]
+
+
+def _term(title: str) -> str:
+    """The term an index row's page number belongs to: the last one on the row (the rows of
+    two columns are read as one, "aes . . . 37 base64 . . . 9"), up to a comma."""
+    chunks = [c.strip() for c in _LEADER_RUN.split(norm_title(title)) if c.strip()]
+    last = _PAGE_PREFIX.sub("", chunks[-1]) if chunks else ""
+    return last.split(",")[0].strip()[:40]
+
+
+def _entry_rows(rows: Sequence[_Row]) -> list[_Row]:
+    """The rows a TOC or index page sets aside: its reference rows, the rows a wrapped title
+    starts on, and a short label ("Contents", "Index") right above the first of them."""
+    keep = [r.ref is not None for r in rows]
+    for k in range(len(rows) - 1):
+        if rows[k].ref is None and rows[k + 1].ref is not None and _wraps(rows[k], rows[k + 1]):
+            keep[k] = True
+    first = next((k for k, r in enumerate(rows) if r.ref is not None), None)
+    if first and not keep[first - 1] and len(rows[first - 1].text.split()) <= _LABEL_WORDS:
+        keep[first - 1] = True
+    return [r for r, kept in zip(rows, keep, strict=True) if kept]
+
+
+def _wraps(first: _Row, row: _Row) -> bool:
+    """``first`` is the first row of the title ``row`` ends: set alike, close above it."""
+    return (len(first.text) > 3 and abs(first.size - row.size) <= 0.5 and first.bold == row.bold
+            and row.y0 - first.y1 < 0.6 * row.size and row.x0 >= first.x0 - 1)
+
+
+def _confirm_index(index: Sequence[tuple[int, list[_Row]]], lines: Sequence[Line],
+                   page_starts: Sequence[int], toc: Toc) -> None:
+    """Index candidates stay set aside when half their terms are words of the page they name
+    (the printed-to-PDF offset: the TOC's, else the best over a sample); else they are text."""
+    n_pages = len(page_starts) - 1
+    texts = [" ".join(lines[i].text for i in range(page_starts[p], page_starts[p + 1])
+                      if lines[i].role != NAV).casefold() for p in range(n_pages)]
+    pairs = [pair for _, rows in sorted(index) for pair in _index_pairs(rows)]
+
+    def hits(offset: int, sample: Sequence[tuple[str, int]]) -> int:
+        return sum(1 for t, n in sample
+                   if any(0 <= n + offset + d - 1 < n_pages and t in texts[n + offset + d - 1]
+                          for d in (-1, 0, 1)))
+
+    sample = pairs[:: max(1, len(pairs) // 30)]
+    offsets = [toc.offset] if toc.offset is not None else range(_MAX_OFFSET)
+    best = max(offsets, key=lambda o: hits(o, sample), default=0)
+    for page_no, rows in index:
+        own = _index_pairs(rows)
+        if own and hits(best, own) >= _FOUND_SHARE * len(own):
+            toc.index_pages.append(page_no)
+        else:
+            _mark(rows, lines, BODY)
+
+
+def _mark(rows: Sequence[_Row], lines: Sequence[Line], role: int) -> None:
+    for r in rows:
+        for i in r.idx:
+            lines[i].role = role
+
+
+def page_ranges(pages: Sequence[int]) -> str:
+    """``[3, 4, 5, 9]`` as ``"3-5, 9"``."""
+    out: list[str] = []
+    for p in sorted(pages):
+        if out and p == int(out[-1].rsplit("-", 1)[-1]) + 1:
+            out[-1] = f"{out[-1].split('-')[0]}-{p}"
+        else:
+            out.append(str(p))
+    return ", ".join(out)
+
+
+def _leading_references(rows: Sequence[_Row]) -> list[_Row]:
+    """The rows from the top of a page that still belong to the TOC ended on the page before:
+    page-reference rows and the rows their titles wrap from, up to the first other row."""
+    out: list[_Row] = []
+    for k, r in enumerate(rows):
+        if r.ref is None and not (k + 1 < len(rows) and rows[k + 1].ref is not None):
+            break
+        out.append(r)
+    while out and out[-1].ref is None:
+        out.pop()
+    return out
+
+
+def _ascending(values: Sequence[Any]) -> float:
+    """Share of neighbours in ascending order: a TOC's page numbers ascend, an index's titles."""
+    return sum(b >= a for a, b in pairwise(values)) / max(1, len(values) - 1)
+
+
+def _rows(lines: Sequence[Line], start: int, stop: int) -> list[_Row]:
+    """The page's lines grouped into visual rows (overlapping vertically), top to bottom."""
+    idx = [i for i in range(start, stop) if lines[i].role == BODY]
+    idx.sort(key=lambda i: (lines[i].y0 + lines[i].y1) / 2)
+    groups: list[list[int]] = []
+    top = bottom = 0.0  # of the last group
+    for i in idx:
+        ln = lines[i]
+        if groups:
+            overlap = min(bottom, ln.y1) - max(top, ln.y0)
+            if overlap >= 0.5 * min(ln.height, bottom - top):
+                groups[-1].append(i)
+                top, bottom = min(top, ln.y0), max(bottom, ln.y1)
+                continue
+        groups.append([i])
+        top, bottom = ln.y0, ln.y1
+    rows = []
+    for g in groups:
+        g.sort(key=lambda i: lines[i].x0)
+        parts = [lines[i] for i in g]
+        # leaders written as a piece of their own (their place in the text is not reliable:
+        # the title and its number may come as one piece that spans them)
+        words = [p for p in parts if not _ONLY_LEADERS.match(p.text)] or parts
+        leaders = len(words) < len(parts)
+        text = " ".join(p.text for p in words)
+        chars = sum(len(p.text) for p in parts) or 1
+        size = sum(p.size * len(p.text) for p in parts) / chars
+        bold = sum(len(p.text) for p in parts if p.bold) >= 0.6 * chars
+        row = _Row(g, parts[0].x0, parts[-1].x1, min(p.y0 for p in parts),
+                   max(p.y1 for p in parts), text, size, bold, parts[0].block)
+        row.ref = _reference(text, words, leaders)
+        rows.append(row)
+    return rows
+
+
+def _aligned_references(rows: Sequence[_Row], refs: Sequence[_Row]) -> None:
+    """On a page with page-reference rows, a row ending in a number at their right edge is one
+    too, leaders or not (LaTeX sets chapter entries without leaders, and a title and its number
+    in one piece when they share a font)."""
+    edge = sorted(r.x1 for r in refs)[len(refs) // 2]
+    for k, r in enumerate(rows):
+        if r.ref is not None or abs(r.x1 - edge) > _EDGE_TOL:
+            continue
+        # a justified line of a paragraph ends at that edge too ("... founded in 2003"): a row
+        # continuing the block of a row above that is no reference is not one
+        if k and rows[k - 1].ref is None and rows[k - 1].block == r.block:
+            continue
+        m = _NUM.search(r.text)
+        if m and m.group("num").isdigit():
+            title = r.text[: m.start()].strip()
+            if title and not title[-1].isdigit():
+                r.ref = (_LEADERS.sub("", title).strip() or title, m.group("num"))
+
+
+def _reference(text: str, parts: Sequence[Line], leaders: bool) -> tuple[str, str] | None:
+    """(title, page number) when the row ends in a page reference: a number after dot
+    leaders, or a number that is its own piece, set well apart to the right of the title."""
+    m = _NUM.search(text)
+    if m is None:
+        return None
+    before = text[: m.start()]
+    title = _LEADERS.sub("", before).strip()
+    if not title:  # leaders and a number alone: the end of a title wrapped from the row above
+        return ("", m.group("num")) if leaders or _dotted(before) else None
+    leaders = leaders or _dotted(before[len(title):])
+    last = parts[-1]
+    if len(parts) >= 2 and last.text.strip() == m.group("num"):
+        gap = last.x0 - parts[-2].x1
+    else:
+        gap = last.tail_gap if last.text.endswith(m.group("num")) else 0.0
+    apart = gap >= _APART * last.size
+    return (title, m.group("num")) if leaders or apart else None
+
+
+def _dotted(leaders: str) -> bool:
+    """``leaders`` (what ``_LEADERS`` strips after a title) holds dot leaders: three dots or
+    more, or an ellipsis."""
+    return sum(leaders.count(c) for c in ".\u00b7\u2024\u2027_") >= 3 or "\u2026" in leaders
+
+
+def _value(num: str) -> tuple[int, bool]:
+    if num.isdigit():
+        return int(num), False
+    total, prev = 0, 0
+    for ch in reversed(num.lower()):
+        v = _ROMAN_VALUES[ch]
+        total = total - v if v < prev else total + v
+        prev = max(prev, v)
+    return total, True
+
+
+def _entries(pages: Sequence[tuple[int, list[_Row]]]) -> list[TocEntry]:
+    """TOC entries in printed order; a title wrapped onto the next row is joined, and an
+    entry printed twice in one TOC is kept once (a set of books repeats "1. Introduction,
+    page 1" in each book's TOC: those are different headings)."""
+    out: list[TocEntry] = []
+    seen: set[tuple[int, str, int]] = set()
+    run, prev_page = 0, None
+    for page_no, rows in pages:
+        if prev_page is not None and page_no - prev_page > 2:
+            run += 1
+        prev_page = page_no
+        pending: _Row | None = None
+        for r in rows:
+            if r.ref is None:
+                # a wrapped title's first row: close above the row that ends it
+                pending = r if len(r.text) > 3 else None
+                continue
+            title = r.ref[0]
+            x0, size, bold = r.x0, r.size, r.bold
+            if pending is not None and _wraps(pending, r):
+                title = f"{_LEADERS.sub('', pending.text).strip()} {title}".strip()
+                x0, size, bold = pending.x0, pending.size, pending.bold
+            pending = None
+            if not norm_title(strip_numbering(title)):
+                continue
+            number, roman = _value(r.ref[1])
+            key = (run, norm_title(title), number)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(TocEntry(title, number, roman, x0, size, bold, run, page_no))
+    return out
+
+
+def _assign_levels(entries: list[TocEntry]) -> None:
+    """Level = the rank of the entry's indent among the TOC's indents; when the numbering
+    disagrees with the indents for most numbered entries, the numbering decides."""
+    if not entries:
+        return
+    # facing pages (a two-sided book) shift the whole column between odd and even pages:
+    # indents are then measured from the column of entries on pages of the same parity
+    left = {parity: min((e.x0 for e in entries if e.source % 2 == parity), default=0.0)
+            for parity in (0, 1)}
+    sides = {e.source % 2 for e in entries}
+    if len(sides) == 2 and abs(left[0] - left[1]) > _INDENT_TOL:
+        for e in entries:
+            e.x0 -= left[e.source % 2]
+    indents: list[float] = []
+    for x in sorted(e.x0 for e in entries):
+        if not indents or x - indents[-1] > _INDENT_TOL:
+            indents.append(x)
+    for e in entries:
+        e.level = 1 + max(k for k, x in enumerate(indents) if e.x0 >= x - _INDENT_TOL)
+    depths = [(e, numbering_depth(e.title)) for e in entries]
+    numbered = [(e, d) for e, d in depths if d is not None]
+    if len(numbered) < 0.5 * len(entries):
+        return
+    shift = Counter(e.level - d for e, d in numbered).most_common(1)[0][0]
+    agree = sum(e.level - d == shift for e, d in numbered)
+    if agree >= 0.8 * len(numbered):
+        return
+    for e, d in numbered:
+        e.level = d
+
+
+def _place(entries: list[TocEntry], lines: Sequence[Line], page_starts: Sequence[int],
+           toc: Toc) -> None:
+    """Vote the page offset (per numbering style) from entries found in the body, then set
+    each entry's PDF page and whether its title is found there."""
+    n_pages = len(page_starts) - 1
+    where: dict[str, list[int]] = defaultdict(list)  # title key -> pages holding it as a line
+    for p in range(n_pages):
+        for i in range(page_starts[p], page_starts[p + 1]):
+            ln = lines[i]
+            if ln.role == BODY:
+                for k in _keys(ln.text):
+                    where[k].append(p + 1)
+    offsets: dict[tuple[int, bool], Counter[int]] = defaultdict(Counter)
+    for e in entries:
+        pages = {pg for k in _keys(e.title) for pg in where.get(k, ())}
+        for pg in pages:
+            offsets[e.run, e.roman][pg - e.number] += 1
+            offsets[-1, e.roman][pg - e.number] += 1
+    for e in entries:
+        votes = offsets.get((e.run, e.roman)) or offsets.get((-1, e.roman))
+        if not votes:
+            continue
+        off = votes.most_common(1)[0][0]
+        page = e.number + off
+        if not 1 <= page <= n_pages:
+            continue
+        e.page = page
+        keys = _keys(e.title)
+        e.found = any(pg in range(page - 1, page + 2) for k in keys for pg in where.get(k, ()))
+    arabic = offsets.get((-1, False))
+    toc.offset = arabic.most_common(1)[0][0] if arabic else None
+
+
+def _keys(text: str) -> set[str]:
+    t = norm_title(text)
+    s = norm_title(strip_numbering(text))
+    return {k for k in (t, s) if len(k) >= 3}

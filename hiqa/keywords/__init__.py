@@ -1,0 +1,1 @@
+"""Document keywords: what tells a document apart in its collection (rules, lexicon, LLM)."""

@@ -1,0 +1,1 @@
+"""The query side: parameters, the retrieval routes and fusion (Eq. 2)."""

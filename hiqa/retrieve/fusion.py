@@ -1,0 +1,449 @@
+"""Score fusion of the retrieval routes (paper §3.3, Eq. 2).
+
+The paper ranks a segment by a weighted sum of its dense and BM25 scores plus a keyword bonus:
+
+    score = α · dense + (1 − α) · bm25 + β · bonus,   bonus = log(1 + m) / log(1 + M)      (Eq. 2)
+
+where ``m`` is the number of the segment's document keywords found in the question and ``M`` the
+largest ``m`` among the candidates.  The routes' raw scores live on different scales (cosine in
+[-1, 1], BM25 unbounded), so by default each route is min-max normalised over the candidate set
+first; the other methods exist for ablations and for comparison with Qdrant's own RRF.
+
+Everything here is a pure function of a :class:`Candidates` value: retrieval runs once, and a
+slider that moves α or β only calls :func:`fuse` again (re-fusion), which costs microseconds.
+Missing dense scores (NaN: a segment whose dense vector is still being filled in, ``hiqa ingest
+--dense later``) take the candidate's own normalised BM25 score (its BM25 rank under RRF): with
+no dense evidence a segment is judged on its lexical evidence alone instead of being pushed
+below every embedded one.  When no candidate has a dense score the dense route adds nothing;
+other missing scores count as the route's worst score among the candidates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from hiqa.retrieve.params import (
+    DEFAULT_ALPHA,
+    DEFAULT_BETA,
+    DEFAULT_METHOD,
+    FusionMethod,
+    check_alpha,
+    check_beta,
+)
+
+RRF_K = 60
+"""Rank constant of reciprocal rank fusion, ``1 / (k + rank)`` with 1-based ranks: Cormack et
+al.'s (2009) 60.  Qdrant's server defaults to a much smaller one (``DEFAULT_RRF_K = 2`` over
+0-based positions in ``lib/segment/src/common/reciprocal_rank_fusion.rs``, i.e. ``1 / (rank + 1)``),
+which lets the first places of each route weigh far more; HiQA keeps the paper's."""
+
+Contributions = dict[str, np.ndarray]
+
+
+def _frozen(values: Sequence[float] | np.ndarray, dtype: type) -> np.ndarray:
+    array: np.ndarray = np.array(values, dtype=dtype).reshape(-1)
+    array.setflags(write=False)
+    return array
+
+
+@dataclass(frozen=True, eq=False)
+class Candidates:
+    """The union of all routes' hits for one question, with every route's raw score.
+
+    Arrays are aligned with ``ids`` and copied read-only, so one value can be re-fused any number
+    of times.  ``dense`` is the cosine of the route's main (``hca``) vector and is what fusion
+    uses; ``dense_content`` (cosine of the plain ``content`` vector) is carried for display and
+    ablations and may be all NaN.  ``bm25`` is 0 where no query term matched; ``matches`` is the
+    ``m`` of Eq. 2.  Equality is identity (arrays have no single truth value).
+    """
+
+    ids: tuple[str, ...]
+    dense: np.ndarray
+    dense_content: np.ndarray
+    bm25: np.ndarray
+    matches: np.ndarray
+    query: str = ""
+    sections: np.ndarray | None = None
+    """Each candidate's heading section (any integer naming it; a term's is its parent
+    section's).  Given, :func:`fuse` ranks one segment per section first (``one_per_section``);
+    None: every candidate is its own section."""
+    documents: np.ndarray | None = None
+    """Each candidate's document (any integer naming it); needed with the unnamed scores."""
+    unnamed_query: str = ""
+    """The question without the document names it holds (``keywords.without_phrases``), when
+    it names one and asks something besides; empty otherwise."""
+    unnamed_dense: np.ndarray | None = None
+    unnamed_bm25: np.ndarray | None = None
+    """Both routes' raw scores for ``unnamed_query`` on the candidates of the documents the
+    question names (``matches > 0``), NaN elsewhere (a dense one also NaN while pending);
+    :func:`fuse` orders each named document's candidates among themselves with them
+    (:func:`within_named`)."""
+
+    def __post_init__(self) -> None:
+        n = len(self.ids)
+        object.__setattr__(self, "ids", tuple(self.ids))
+        arrays = {
+            "dense": _frozen(self.dense, np.float64),
+            "dense_content": _frozen(self.dense_content, np.float64),
+            "bm25": _frozen(self.bm25, np.float64),
+            "matches": _frozen(self.matches, np.int64),
+        }
+        for name in ("sections", "documents"):
+            if getattr(self, name) is not None:
+                arrays[name] = _frozen(getattr(self, name), np.int64)
+        for name in ("unnamed_dense", "unnamed_bm25"):
+            if getattr(self, name) is not None:
+                arrays[name] = _frozen(getattr(self, name), np.float64)
+        unnamed = [self.unnamed_dense is not None, self.unnamed_bm25 is not None,
+                   self.documents is not None]
+        if any(unnamed[:2]) and not all(unnamed):
+            raise ValueError("Candidates: unnamed_dense and unnamed_bm25 come together, "
+                             "with documents")
+        wrong = {name: len(a) for name, a in arrays.items() if len(a) != n}
+        if wrong:
+            shown = ", ".join(f"{name} has {size}" for name, size in wrong.items())
+            raise ValueError(f"Candidates: {n} ids but {shown} values; arrays must align with ids")
+        if len(set(self.ids)) != n:
+            raise ValueError("Candidates: segment ids must be unique")
+        if n and arrays["matches"].min() < 0:
+            raise ValueError("Candidates: keyword match counts must be >= 0")
+        for name, array in arrays.items():
+            object.__setattr__(self, name, array)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+@dataclass(frozen=True, eq=False)
+class Ranking:
+    """The fused order of a :class:`Candidates` value.
+
+    ``scores`` and each array of ``contributions`` (keys ``dense``, ``bm25``, ``keyword``: the
+    route's weighted share of the score) are in candidate order and sum to ``scores``; ``order``
+    lists candidate indices best first, ties broken by candidate index.
+    """
+
+    candidate_ids: tuple[str, ...]
+    order: np.ndarray
+    scores: np.ndarray
+    contributions: Contributions
+    method: FusionMethod
+    alpha: float
+    beta: float
+    _rank: dict[str, int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        ranks = {self.candidate_ids[i]: r for r, i in enumerate(self.order.tolist(), start=1)}
+        object.__setattr__(self, "_rank", ranks)
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def ids(self) -> list[str]:
+        """Segment ids, best first."""
+        return [self.candidate_ids[i] for i in self.order.tolist()]
+
+    def top(self, k: int) -> np.ndarray:
+        """Candidate indices of the ``k`` best segments, best first."""
+        return self.order[: max(k, 0)]
+
+    def rank_of(self, segment_id: str) -> int | None:
+        """1-based rank of a segment, or None when it is not a candidate (as the metrics expect)."""
+        return self._rank.get(segment_id)
+
+
+def minmax(values: np.ndarray) -> np.ndarray:
+    """Scale to [0, 1] over the candidate set; a constant vector carries no signal and gives 0."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0:
+        return values.copy()
+    low, high = float(values.min()), float(values.max())
+    if high - low <= 0:
+        return np.zeros_like(values)
+    return (values - low) / (high - low)
+
+
+def zscore(values: np.ndarray) -> np.ndarray:
+    """Zero mean, unit (population) variance; a constant vector gives 0."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0:
+        return values.copy()
+    std = float(values.std())
+    if std <= 0:
+        return np.zeros_like(values)
+    return (values - float(values.mean())) / std
+
+
+def keyword_bonus(matches: np.ndarray) -> np.ndarray:
+    """Eq. 2's bonus ``log(1 + m) / log(1 + M)``: 1 for the best-matching candidates, 0 for none.
+
+    The log damps the reward for many matches, and dividing by ``M`` keeps the bonus in [0, 1]
+    whatever the question; when no candidate matches (``M = 0``) every bonus is 0.
+    """
+    matches = np.asarray(matches, dtype=np.float64)
+    if matches.size == 0 or matches.max() <= 0:
+        return np.zeros_like(matches)
+    bonus: np.ndarray = np.log1p(matches) / np.log1p(matches.max())
+    return bonus
+
+
+def route_ranks(values: np.ndarray) -> np.ndarray:
+    """1-based rank of each candidate by one route's score, ties kept in candidate order."""
+    order = np.argsort(-np.asarray(values, dtype=np.float64), kind="stable")
+    ranks = np.empty(len(order), dtype=np.int64)
+    ranks[order] = np.arange(1, len(order) + 1)
+    return ranks
+
+
+def _filled(values: np.ndarray) -> np.ndarray:
+    missing = np.isnan(values)
+    if not missing.any():
+        return values
+    if missing.all():
+        return np.zeros_like(values)
+    return np.where(missing, np.nanmin(values), values)
+
+
+def _weighted_sum(
+    dense: np.ndarray, bm25: np.ndarray, bonus: np.ndarray, alpha: float, beta: float
+) -> Contributions:
+    return {"dense": alpha * dense, "bm25": (1 - alpha) * bm25, "keyword": beta * bonus}
+
+
+def _routes(raw_dense: np.ndarray, raw_bm25: np.ndarray,
+            norm: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Both routes normalised, a pending dense score replaced by the candidate's BM25 one."""
+    bm25 = norm(_filled(raw_bm25))
+    dense = norm(_filled(raw_dense))
+    pending = np.isnan(np.asarray(raw_dense, dtype=np.float64))
+    if pending.any() and not pending.all():
+        dense = np.where(pending, bm25, dense)
+    return dense, bm25
+
+
+def _fuse_minmax(c: Candidates, alpha: float, beta: float) -> Contributions:
+    dense, bm25 = _routes(c.dense, c.bm25, minmax)
+    return _weighted_sum(dense, bm25, keyword_bonus(c.matches), alpha, beta)
+
+
+def _fuse_zscore(c: Candidates, alpha: float, beta: float) -> Contributions:
+    dense, bm25 = _routes(c.dense, c.bm25, zscore)
+    return _weighted_sum(dense, bm25, keyword_bonus(c.matches), alpha, beta)
+
+
+def _fuse_raw(c: Candidates, alpha: float, beta: float) -> Contributions:
+    """The paper's original code: no normalisation, so BM25's larger scale dominates."""
+    return _weighted_sum(_filled(c.dense), _filled(c.bm25), keyword_bonus(c.matches), alpha, beta)
+
+
+def _fuse_cc(c: Candidates, alpha: float, beta: float) -> Contributions:
+    """Convex combination: weights ``(1-β)α, (1-β)(1-α), β`` sum to 1, so scores stay in [0, 1]."""
+    dense, bm25 = _routes(c.dense, c.bm25, minmax)
+    return _weighted_sum((1 - beta) * dense, (1 - beta) * bm25, keyword_bonus(c.matches), alpha,
+                         beta)
+
+
+def _fuse_rrf(c: Candidates, alpha: float, beta: float) -> Contributions:
+    """Weighted RRF: ``α/(k + r_dense) + (1-α)/(k + r_bm25) + β·bonus/(k + 1)``.
+
+    The bonus is scaled as if it were a rank-1 hit of a third route, so β means the same
+    "one extra first place" whatever k is.
+    """
+    dense, bm25 = _routes(c.dense, c.bm25, lambda v: route_ranks(v).astype(np.float64))
+    return {
+        "dense": alpha / (RRF_K + dense),
+        "bm25": (1 - alpha) / (RRF_K + bm25),
+        "keyword": beta * keyword_bonus(c.matches) / (RRF_K + 1),
+    }
+
+
+_METHODS: dict[FusionMethod, Callable[[Candidates, float, float], Contributions]] = {
+    FusionMethod.MINMAX: _fuse_minmax,
+    FusionMethod.ZSCORE: _fuse_zscore,
+    FusionMethod.RRF: _fuse_rrf,
+    FusionMethod.CC: _fuse_cc,
+    FusionMethod.RAW: _fuse_raw,
+}
+
+
+def fuse(
+    candidates: Candidates,
+    method: FusionMethod | str = DEFAULT_METHOD,
+    alpha: float = DEFAULT_ALPHA,
+    beta: float = DEFAULT_BETA,
+    *,
+    named_documents_first: bool = True,
+) -> Ranking:
+    """Rank the candidates by Eq. 2 under ``method``; α weights dense against BM25, β the bonus.
+
+    Calling it again on the same candidates with other α, β or method is re-fusion: no retrieval
+    is repeated.  With β > 0 the documents the question names come first
+    (:func:`named_first`); ``named_documents_first=False`` leaves them to Eq. 2's bonus alone
+    (the measurement against it).
+    """
+    if isinstance(method, str) and not isinstance(method, FusionMethod):
+        method = FusionMethod.from_str(method)
+    alpha, beta = check_alpha(alpha), check_beta(beta, method.value)
+    contributions = _METHODS[method](candidates, float(alpha), float(beta))
+    for array in contributions.values():
+        array.setflags(write=False)
+    scores = contributions["dense"] + contributions["bm25"] + contributions["keyword"]
+    scores.setflags(write=False)
+    order = np.argsort(-scores, kind="stable")
+    if names_reorder(candidates, beta):
+        order = within_named(order, scores, candidates, method, float(alpha), float(beta))
+    if candidates.sections is not None:
+        order = one_per_section(order, candidates.sections)
+    if beta > 0 and named_documents_first:
+        order = named_first(order, candidates.matches)
+    order.setflags(write=False)
+    return Ranking(
+        candidate_ids=candidates.ids,
+        order=order,
+        scores=scores,
+        contributions=contributions,
+        method=method,
+        alpha=float(alpha),
+        beta=float(beta),
+    )
+
+
+_NORMS: dict[FusionMethod, Callable[[np.ndarray], np.ndarray]] = {
+    FusionMethod.MINMAX: minmax,
+    FusionMethod.ZSCORE: zscore,
+    FusionMethod.CC: minmax,
+    FusionMethod.RRF: lambda v: 1.0 / (RRF_K + route_ranks(v)),
+    FusionMethod.RAW: lambda v: v,
+}
+"""Each method's scale for one route's scores (the RRF term is the route's share per rank)."""
+
+
+def names_reorder(c: Candidates, beta: float) -> bool:
+    """Whether :func:`fuse` orders the named documents' candidates by the question without
+    their names: it names one and asks something besides, and the keyword route is on."""
+    return c.unnamed_bm25 is not None and beta > 0
+
+
+def within_named(order: np.ndarray, scores: np.ndarray, c: Candidates, method: FusionMethod,
+                 alpha: float, beta: float) -> np.ndarray:
+    """``order`` with each named document's candidates reordered among the places they hold.
+
+    A question that names its document ("xxd: Display help") has the name matched by every
+    segment of that document, whose paths all begin with it, and most by its shortest ones
+    (the one-line NAME, the synopsis), which then outrank the section that answers.  The name's
+    job is done once it has chosen the document, so the document's candidates are ordered
+    among themselves by the whole question's score plus the question without the name
+    ("Display help") scored the same way (each route normalised over those candidates, the
+    same α).  They keep the places they had, so how a named document stands against the
+    others does not change: a question that names a document it is not about ("set colours
+    for ls", asked of dircolors) is ranked across documents as before.  Scores are unchanged.
+    Measured on the dev sets' named questions (docs/benchmarks.md, Evaluation).
+    """
+    if c.unnamed_dense is None or c.unnamed_bm25 is None or c.documents is None:
+        return order
+    rows = ~np.isnan(c.unnamed_bm25)
+    if not rows.any():
+        return order
+    dense, bm25 = _routes(c.unnamed_dense[rows], c.unnamed_bm25[rows], _NORMS[method])
+    weight = 1 - beta if method is FusionMethod.CC else 1.0
+    key = scores.copy()
+    key[rows] += weight * (alpha * dense + (1 - alpha) * bm25)
+    order = order.copy()
+    placed = rows[order]
+    for doc in np.unique(c.documents[rows]):
+        slots = np.flatnonzero(placed & (c.documents[order] == doc))
+        members = order[slots]
+        order[slots] = members[np.argsort(-key[members], kind="stable")]
+    return order
+
+
+def named_first(order: np.ndarray, matches: np.ndarray) -> np.ndarray:
+    """``order`` with the candidates whose document the question names most (m = M > 0)
+    before all others, each group in its own order.
+
+    Eq. 2's bonus prefers the named document softly: β = 0.2 against routes normalised to
+    [0, 1], so a segment of another document that shares the question's other words can
+    still come first.  In a collection of near-identical reports it often does: "PostgreSQL
+    15.5: update time zone data files" matches that line in every minor release equally,
+    and with the soft bonus alone 5.2 % of such named questions had another release's
+    segment at rank 1 (docs/benchmarks.md, Report collections).  A question that names a document means that
+    document, so its segments are ranked first; when it names several equally ("3.3 and
+    3.4") theirs are.  Scores are unchanged, and so is the order within each group; a
+    question that names none (M = 0) keeps its order.  Measured against the soft bonus alone
+    on every dev set (docs/benchmarks.md).
+    """
+    matches = np.asarray(matches)
+    if not len(order) or matches.max() <= 0:
+        return order
+    named = matches[order] == matches.max()
+    return np.concatenate([order[named], order[~named]])
+
+
+def one_per_section(order: np.ndarray, sections: np.ndarray) -> np.ndarray:
+    """``order`` with each section's best candidate first, then each one's second, and so on,
+    score order kept within each round.
+
+    A section split into many segments (a definition list's terms, a long section's pieces)
+    otherwise fills the top ranks with one section: the question "copy files and set
+    attributes" had ten options of cp(1)'s description as its top 10, and install(1), whose
+    summary it is, at 12.  Recall counts a section once, whichever of its segments is ranked,
+    and an answer is better for evidence from more sections, so the further segments of a
+    section shown already wait until every section has had its turn.  This is result
+    crowding (one hit per site in web search, field collapsing in Lucene) with the section as
+    the unit; scores are unchanged, only the order.  Measured on every dev set (docs/benchmarks.md,
+    Evaluation): Recall@5 and MRR up on all five, none down.
+    """
+    turn = np.empty(len(order), dtype=np.int64)
+    seen: dict[int, int] = {}
+    for r, section in enumerate(sections[order].tolist()):
+        turn[r] = seen.get(section, 0)
+        seen[section] = turn[r] + 1
+    return np.asarray(order[np.argsort(turn, kind="stable")])
+
+
+@dataclass(frozen=True)
+class Weights:
+    """α and β chosen for one question, with the reason shown beside the evidence."""
+
+    alpha: float
+    beta: float
+    reason: str
+
+
+def decisiveness(values: np.ndarray, k: int = 5) -> float:
+    """How clearly a route's best candidate stands out, in [0, 1].
+
+    The min-max-normalised gap between the route's top score and the mean of its next ``k``:
+    near 1 when one segment wins by far (an identifier only it contains), near 0 when the route
+    sees many equally good segments (a colloquial question whose words are everywhere).  A
+    route that scored nothing (all equal) is 0.
+    """
+    scaled = minmax(_filled(np.asarray(values, dtype=np.float64)))
+    if scaled.size < 2 or scaled.max() <= 0:
+        return 0.0
+    top = np.sort(scaled)[::-1]
+    return float(top[0] - top[1 : k + 1].mean())
+
+
+def adaptive_weights(candidates: Candidates, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA,
+                     spread: float = 0.3) -> Weights:
+    """Query-adaptive α (paper A.13 recommends adapting α and β to the query).
+
+    α moves from the preset towards the route that is more decisive for this question, by at
+    most ``spread``:  ``α = clip(α₀ + spread · (d_dense − d_bm25), 0, 1)`` with ``d`` from
+    :func:`decisiveness`.  Route agreement is what it reads: when both routes single out a
+    segment equally, α stays at the preset.  β stays at the preset; the keyword bonus is zero
+    anyway when no document keyword is in the question (M = 0).
+    """
+    d_dense = decisiveness(candidates.dense)
+    d_bm25 = decisiveness(candidates.bm25)
+    chosen = float(np.clip(alpha + spread * (d_dense - d_bm25), 0.0, 1.0))
+    if abs(chosen - alpha) < 0.01:
+        why = f"routes equally decisive (dense {d_dense:.2f}, BM25 {d_bm25:.2f})"
+    else:
+        lead = "dense" if d_dense > d_bm25 else "BM25"
+        why = f"{lead} route more decisive (dense {d_dense:.2f}, BM25 {d_bm25:.2f})"
+    return Weights(round(chosen, 3), beta, f"α {chosen:.2f} from preset {alpha:.2f}: {why}")

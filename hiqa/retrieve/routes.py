@@ -1,0 +1,474 @@
+"""The query side: every route's candidates for a question, with all raw scores (no fusion).
+
+Routes (paper §3.3): dense (cosine of the ``hca`` vectors, in the store), lexical (BM25 over the
+cascaded path, the body and the section, ``hiqa.index.lexical``) and the document-keyword count.  Each
+returns points of registered document versions only: the dense route filters on the registry's
+``doc_version`` keys in the store, the lexical index is built from registered points only.
+
+The lexical index and the segments behind the candidates are derived data, one copy per registry
+generation in the handle cache (``hiqa.handles``); the index is also saved under
+``collections/<name>/derived/`` because rebuilding it costs more than loading it (docs/benchmarks.md, Store).
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from hiqa.augment import head_and_body, segment_id
+from hiqa.errors import QueryError
+from hiqa.handles import HANDLES
+from hiqa.index.lexical import LexicalIndex, LexicalText, Terms, gather_terms
+from hiqa.index.store import payload_key
+from hiqa.keywords.rules import normalize_keyword, query_phrases, without_phrases
+from hiqa.model import Segment
+from hiqa.retrieve.fusion import Candidates, FusionMethod, Ranking, Weights, adaptive_weights, fuse
+from hiqa.retrieve.params import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD, check_k, check_weights
+
+if TYPE_CHECKING:
+    from hiqa.collection import Collection
+
+MAX_QUERY_CHARS = 4000
+ROUTE_K = 100
+_LEXICAL_FIELDS = ["augmented_text", "doc_id", "doc_title", "path", "strategy", "kind", "order",
+                   "piece", "version"]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A ranked segment with its fused score and each route's share (for the score chart)."""
+
+    rank: int
+    segment: Segment
+    score: float
+    contributions: dict[str, float]
+    raw: dict[str, float]
+
+
+class CandidateSegments(Mapping[str, Segment]):
+    """The candidates' segments, each read from the store the first time it is needed.
+
+    A question has 100-200 candidates and shows 5-10 of them: reading every candidate's payload
+    cost more than all the routes together (8-10 ms for 200 points at 20k, converting payloads
+    to Python), so ``rank`` fetches the top ``k`` in one batch and a slider that lifts another
+    candidate into view fetches that one.  Fetched segments are kept for the registry
+    generation (``Derived.segments``), so a repeated question reads nothing.
+    """
+
+    def __init__(self, ids: Sequence[str], loader: Callable[[Sequence[str]], dict[str, Segment]]):
+        self._ids = tuple(ids)
+        self._known = frozenset(self._ids)
+        self._loader = loader
+        self._have: dict[str, Segment] = {}
+
+    def prefetch(self, ids: Sequence[str]) -> None:
+        missing = [i for i in ids if i in self._known and i not in self._have]
+        if missing:
+            self._have.update(self._loader(missing))
+
+    def __getitem__(self, sid: str) -> Segment:
+        if sid not in self._have:
+            if sid not in self._known:
+                raise KeyError(sid)
+            self.prefetch([sid])
+        return self._have[sid]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
+def prefetch(segments: Mapping[str, Segment], ids: Sequence[str]) -> None:
+    """Read ``ids``' segments in one batch where ``segments`` is lazy (else nothing to do)."""
+    if isinstance(segments, CandidateSegments):
+        segments.prefetch(ids)
+
+
+@dataclass
+class SearchResult:
+    """Candidates + the segments behind them; ``rank`` re-fuses without touching the index."""
+
+    query: str
+    candidates: Candidates
+    segments: Mapping[str, Segment]
+    timings: dict[str, float] = field(default_factory=dict)
+    named: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """The candidates' documents whose keywords the question holds most of (Eq. 2's m = M >
+    0), each with those keywords as written; one when the question names exactly one
+    document, empty when it names none."""
+
+    def rank(self, method: str = DEFAULT_METHOD, alpha: float = DEFAULT_ALPHA,
+             beta: float = DEFAULT_BETA, k: int = 10, *, adaptive: bool = False) -> list[Hit]:
+        """Fuse (Eq. 2); ``adaptive`` moves α per question (``fusion.adaptive_weights``).
+
+        Raises ``ParameterError`` for α, β, k or a method out of range (``hiqa.retrieve.params``).
+        """
+        w = check_weights(method, alpha, beta)
+        alpha, beta = w.alpha, w.beta
+        if adaptive:
+            moved = self.weights(alpha, beta)
+            alpha, beta = moved.alpha, moved.beta
+        ranking = fuse(self.candidates, FusionMethod(w.method), alpha, beta)
+        k = check_k(k)
+        prefetch(self.segments, [self.candidates.ids[i] for i in ranking.order[:k]])
+        return hits_from(ranking, self.candidates, self.segments, k)
+
+    def weights(self, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA) -> Weights:
+        """The query-adaptive α and β for this question, with the reason to show."""
+        return adaptive_weights(self.candidates, alpha, beta)
+
+    @property
+    def names_document(self) -> bool:
+        """Whether the question holds a keyword of some candidate's document (Eq. 2's M > 0)."""
+        return bool(len(self.candidates)) and int(self.candidates.matches.max()) > 0
+
+    @property
+    def named_document(self) -> str | None:
+        """The one document the question names (``named``), or None."""
+        return next(iter(self.named)) if len(self.named) == 1 else None
+
+    def names_of(self, doc_id: str) -> tuple[str, ...]:
+        """The keywords of ``doc_id`` the question holds (empty unless it is in ``named``)."""
+        return self.named.get(doc_id, ())
+
+    def scope_hint(self, hits: Sequence[Hit]) -> ScopeHint | None:
+        """The documents to offer when the question names none and ``hits`` (the evidence
+        shown) come from more than one; None otherwise.  See :class:`ScopeHint`."""
+        if self.names_document:
+            return None
+        titles = {h.segment.doc_id: h.segment.doc_title or h.segment.doc_id for h in hits}
+        order = list(dict.fromkeys(h.segment.doc_id for h in hits))
+        if len(order) < 2:
+            return None
+        shown = order[:SCOPE_HINT_DOCS]
+        return ScopeHint(tuple(shown), tuple(titles[d] for d in shown), len(order))
+
+
+SCOPE_HINT_DOCS = 5
+"""At most this many documents are offered by a :class:`ScopeHint`."""
+
+
+@dataclass(frozen=True)
+class ScopeHint:
+    """A question that names none of the collection's documents, answered from several.
+
+    Naming the document is what HCA is for: on the dev sets, the questions that name their
+    man page score 0.988-0.996 Recall@5 and the same questions without the name 0.835; asked
+    within the right document, the unnamed ones score 0.996 (docs/benchmarks.md, "Questions that name no
+    document").  Neither route can tell which page "Display help" means, so the documents the
+    evidence comes from are offered, best first, for the analyst to name or ask within.
+    ``doc_ids`` and ``titles`` are aligned; ``spread`` counts every document among the hits.
+    """
+
+    doc_ids: tuple[str, ...]
+    titles: tuple[str, ...]
+    spread: int
+
+    def message(self) -> str:
+        rest = self.spread - len(self.titles)
+        more = f" and {rest} more" if rest > 0 else ""
+        return (f"The question names none of the documents, and the evidence comes from "
+                f"{self.spread}: {'; '.join(self.titles)}{more}. Name the one you mean in the "
+                "question, or ask within it.")
+
+
+def hits_from(ranking: Ranking, c: Candidates, segments: Mapping[str, Segment],
+              k: int) -> list[Hit]:
+    out = []
+    for r, i in enumerate(ranking.order[:k], start=1):
+        sid = c.ids[i]
+        out.append(
+            Hit(
+                rank=r,
+                segment=segments[sid],
+                score=float(ranking.scores[i]),
+                contributions={name: float(v[i]) for name, v in ranking.contributions.items()},
+                raw={
+                    "dense": float(c.dense[i]),
+                    "dense_content": float(c.dense_content[i]),
+                    "bm25": float(c.bm25[i]),
+                    "matches": int(c.matches[i]),
+                },
+            )
+        )
+    return out
+
+
+@dataclass
+class Derived:
+    """One registry generation's lexical index, visible version keys and fetched segments."""
+
+    generation: str
+    lexical: LexicalIndex
+    versions: list[str]
+    segments: dict[str, Segment] = field(default_factory=dict)
+    clean_at: int | None = None
+    """The store's write count when it was found to hold registered versions only (None: not
+    known, e.g. a server); while it has not moved, the dense route needs no version filter."""
+
+    def version_filter(self, store: Any) -> list[str] | None:
+        """The version keys to filter on, or None when the store holds nothing else."""
+        if self.clean_at is not None and store.writes == self.clean_at:
+            return None
+        return self.versions
+
+
+def derived(col: Collection, *, force: bool = False, fresh: Sequence[Terms] = ()) -> Derived:
+    """The collection's derived data for its current generation (built or loaded once).
+
+    ``force`` rebuilds the lexical index even when one is saved for this generation; ``fresh``
+    are the term counts of documents an ingest has just written (``hiqa.index.prepare``), so their
+    payloads need not be read back from the store (``lexical_terms``).
+    """
+    col.registry.refresh()
+    gen = col.registry.generation
+    cached = HANDLES.derived.get(col.handle_key)
+    if cached is not None and cached.generation == gen and not force:
+        return cached
+    directory = col.dir / "derived" / "bm25"
+    versions = col.registry.version_keys()
+    lexical = None if force else LexicalIndex.load(directory, gen)
+    if lexical is None:
+        corpus = lexical_terms(col, directory, fresh)
+        lexical = LexicalIndex.from_terms(corpus)
+        lexical.save(directory, gen, corpus)
+    entry = Derived(gen, lexical, versions, {})
+    if col.store.writes is not None:
+        writes = col.store.writes
+        if col.store.count() == col.registry.segment_count():
+            entry.clean_at = writes
+    HANDLES.derived[col.handle_key] = entry
+    return entry
+
+
+def lexical_terms(col: Collection, directory: Path, fresh: Sequence[Terms] = ()) -> Terms:
+    """The term counts of every registered segment, tokenising as little as possible.
+
+    Each registered version's counts come from, in turn: ``fresh`` (what an ingest just wrote,
+    so it wins over anything saved for the same version), the counts saved with the last index
+    (``Terms.load``: versions still registered with as many segments as the registry says),
+    and, for versions neither holds, the store's payloads.  Rows end in segment-id order
+    (``Terms.join``), so the corpus, and every score, is the one a full rebuild gives.
+    """
+    parts, wanted = gather_terms(col.registry.version_segments(), directory, fresh)
+    if wanted:
+        read = col.segment_reader()
+        stored = [lexical_text(read(rec.id, rec.payload), key)
+                  for rec in col.store.scroll(fields=_LEXICAL_FIELDS)
+                  if (key := payload_key(rec.payload)) in wanted]
+        parts.append(Terms.of(stored).select(wanted))
+    return Terms.join(parts)
+
+
+def lexical_text(seg: Segment, version: str) -> LexicalText:
+    """What the lexical route indexes of ``seg``, of registered version ``version``."""
+    head, body = head_and_body(seg.strategy, seg.path, seg.augmented_text)
+    return LexicalText(seg.segment_id, seg.doc_id, version, head, body, context_key(seg),
+                       seg.doc_title)
+
+
+def retrieve_vector(col: Collection, query: str, qvec: np.ndarray, *, k: int = ROUTE_K,
+                    doc_ids: Sequence[str] | None = None,
+                    timings: dict[str, float] | None = None) -> SearchResult:
+    """Every route's top ``k`` for ``query`` (embedded as ``qvec``), unioned and fully scored."""
+    timings = timings if timings is not None else {}
+    t0 = time.perf_counter()
+    d = derived(col)
+    scope = sorted(set(doc_ids)) if doc_ids is not None else None
+    if scope is not None and not set(scope) & set(col.registry.documents):
+        raise QueryError("none of the chosen documents is in this collection")
+    dense_hits = col.store.nearest(qvec, using="hca", k=k, versions=d.version_filter(col.store),
+                                   doc_ids=scope)
+    dense_scores = dict(dense_hits)
+    timings["dense"] = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    lexical = d.lexical
+    bm25_all = lexical.scores(query)
+    if scope is not None and len(bm25_all):
+        bm25_all = np.where(np.isin(lexical.doc_ids, scope), bm25_all, -np.inf)
+    top_b = top_k(bm25_all, k)
+    bm25_ids = [lexical.ids[i] for i in top_b[bm25_all[top_b] > 0].tolist()]  # not 0, not -inf
+    timings["bm25"] = time.perf_counter() - t1
+    t2 = time.perf_counter()
+    ids = list(dict.fromkeys([sid for sid, _ in dense_hits] + bm25_ids))
+    doc_of = visible_docs(col, d, ids)  # registered versions only; payloads are read lazily
+    ids = [i for i in ids if i in doc_of]
+    missing = [i for i in ids if i not in dense_scores]
+    dense_scores.update(col.store.scores(missing, qvec, "hca"))
+    dense = np.array([dense_scores.get(i, np.nan) for i in ids])
+    content = np.full(len(ids), np.nan)
+    pos = lexical.positions(ids)
+    bm25 = _candidate_bm25(bm25_all, pos, np.ones(len(ids), dtype=bool), 0.0)
+    phrases = query_phrases(query)
+    named: dict[str, frozenset[str]] = {doc: col.normalized_keywords(doc) & phrases
+                                        for doc in set(doc_of.values())}
+    matches = np.array([len(named[doc_of[i]]) for i in ids], dtype=np.int64)
+    timings["union"] = time.perf_counter() - t2
+    unnamed = _unnamed_scores(col, lexical, query, frozenset().union(*named.values()), ids, pos,
+                              matches > 0, timings)
+    if unnamed:
+        number = {doc: n for n, doc in enumerate(sorted(named))}
+        unnamed["documents"] = np.array([number[doc_of[i]] for i in ids], dtype=np.int64)
+    cands = Candidates(ids=tuple(ids), dense=dense, dense_content=content, bm25=bm25,
+                       matches=matches, query=query, sections=lexical.sections(pos), **unnamed)
+    segments = CandidateSegments(ids, lambda wanted: fetch(col, d, wanted))
+    most = max(map(len, named.values()), default=0)
+    chosen = {doc: tuple(k for k in col.doc_keywords(doc) if normalize_keyword(k) in found)
+              for doc, found in sorted(named.items()) if most and len(found) == most}
+    return SearchResult(query=query, candidates=cands, segments=segments, timings=timings,
+                        named=chosen)
+
+
+def _unnamed_scores(col: Collection, lexical: LexicalIndex, query: str, names: frozenset[str],
+                    ids: Sequence[str], pos: np.ndarray, rows: np.ndarray,
+                    timings: dict[str, float]) -> dict[str, Any]:
+    """``Candidates``' unnamed fields: the question without the document names it holds,
+    scored by both routes on the candidates of the documents it names (``fusion.within_named``).
+    One more question embedding, only for a question that names a document and asks
+    something besides."""
+    rest = without_phrases(query, names) if names and rows.any() else ""
+    if not rest:
+        return {}
+    t0 = time.perf_counter()
+    qvec = np.asarray(col.embedder.embed_query(rest), dtype=np.float32)
+    chosen = [sid for sid, keep in zip(ids, rows.tolist(), strict=True) if keep]
+    found = col.store.scores(chosen, qvec, "hca")
+    dense = np.full(len(ids), np.nan)
+    dense[rows] = [found.get(sid, np.nan) for sid in chosen]
+    bm25 = _candidate_bm25(lexical.scores(rest), pos, rows, np.nan)
+    timings["unnamed"] = time.perf_counter() - t0
+    return {"unnamed_query": rest, "unnamed_dense": dense, "unnamed_bm25": bm25}
+
+
+def _candidate_bm25(scores: np.ndarray, pos: np.ndarray, rows: np.ndarray,
+                    elsewhere: float) -> np.ndarray:
+    """The candidates' BM25 scores from the lexical index's array over every segment (``pos``:
+    each candidate's place in it, -1 when absent): for ``rows``, the score, 0 where it is not
+    positive or not finite (scoped out); ``elsewhere`` for the other candidates."""
+    out = np.full(len(pos), elsewhere)
+    out[rows] = 0.0
+    known = rows & (pos >= 0)
+    if len(scores) and known.any():
+        picked = scores[pos[known]]
+        out[known] = np.where(np.isfinite(picked), np.maximum(picked, 0.0), 0.0)
+    return out
+
+
+def visible_docs(col: Collection, d: Derived, ids: Sequence[str]) -> dict[str, str]:
+    """The document of each of ``ids`` that belongs to a registered version (others dropped).
+
+    The lexical index holds every segment of the registered versions and nothing else (it is
+    built from them), so it answers without reading the store.
+    """
+    lexical = d.lexical
+    pos = lexical.positions(ids)
+    return {sid: str(lexical.doc_ids[p]) for sid, p in zip(ids, pos.tolist()) if p >= 0}
+
+
+def fetch(col: Collection, d: Derived, ids: Sequence[str]) -> dict[str, Segment]:
+    """Segments by id, of registered versions only, each fetched once per generation."""
+    missing = [i for i in ids if i not in d.segments]
+    if missing:
+        visible, read = set(d.versions), col.segment_reader()
+        for rec in col.store.retrieve(missing):
+            p = rec.payload
+            if payload_key(p) in visible:
+                d.segments[rec.id] = read(rec.id, p)
+    return {i: d.segments[i] for i in ids if i in d.segments}
+
+
+ANSWER_WINDOW = 1
+"""Pieces on each side of a ranked piece that join it in an answer's context block."""
+
+
+def answer_blocks(col: Collection, segments: Sequence[Segment],
+                  window: int = ANSWER_WINDOW) -> list[Segment]:
+    """The context blocks an answer is written from: each ranked segment with the pieces of
+    its own heading or term next to it (``window`` on each side), joined in document order.
+
+    A long section is cut into pieces to fit the embedder, and the sentence that answers is
+    often in the piece after the one that matched best: on the demo's 34 questions the gold
+    phrase was in the top 5 pieces for 26 and in these blocks for 32 (docs/benchmarks.md, Answers).  The
+    ranking is not changed; pieces of one heading ranked twice become one block, at the
+    better one's place.  ``fixed`` windows have no heading: they stay as they are.
+    """
+    d = derived(col)
+    documents = col.registry.documents
+    wanted: dict[tuple[str, int], list[str]] = {}
+    for s in segments:
+        version = str(documents.get(s.doc_id, {}).get("hash", ""))
+        if version and s.strategy != "fixed" and window > 0:
+            ids = wanted.setdefault((s.doc_id, s.order), [])
+            ids += [segment_id(s.doc_id, s.strategy, s.order, p, version)
+                    for p in range(max(0, s.piece - window), s.piece + window + 1)]
+    found = fetch(col, d, list(dict.fromkeys(i for ids in wanted.values() for i in ids)))
+    blocks: list[Segment] = []
+    joined: set[tuple[str, int]] = set()
+    for s in segments:
+        key = (s.doc_id, s.order)
+        if key not in wanted:
+            blocks.append(s)
+            continue
+        if key in joined:
+            continue
+        joined.add(key)
+        parts = sorted({p.piece: p for i in wanted[key] if (p := found.get(i))}.values(),
+                       key=lambda p: p.piece) or [s]
+        if len(parts) == 1:
+            blocks.append(s)
+            continue
+        blocks.append(replace(
+            s, text="\n\n".join(p.text.strip() for p in parts), piece=parts[0].piece,
+            pages=tuple(sorted({n for p in parts for n in p.pages})),
+            span=(min(p.span[0] for p in parts), max(p.span[1] for p in parts))))
+    return blocks
+
+
+def context_key(seg: Segment) -> str:
+    """The lexical context of a segment: its document and ``Segment.context_path`` (a term's
+    parent section).  ``fixed`` windows have no section: each is its own context."""
+    if not seg.context_path:
+        return "\x1f".join((seg.doc_id, str(seg.order), str(seg.piece)))
+    return "\x1f".join((seg.doc_id, *seg.context_path))
+
+
+def segment_from_payload(point_id: str, p: dict[str, Any],
+                         document: Mapping[str, Any] | None = None) -> Segment:
+    """The segment a point stores; ``document`` gives the document's fields
+    (``Collection.segment_reader``) where the point leaves them out (all but the head)."""
+    if document:
+        p = {**document, **p}
+    return Segment(
+        segment_id=point_id, doc_id=p.get("doc_id", ""), doc_title=p.get("doc_title", ""),
+        source=p.get("source", ""), path=tuple(p.get("path", ())), level=int(p.get("level", 0)),
+        order=int(p.get("order", 0)), piece=int(p.get("piece", 0)),
+        pages=tuple(p.get("pages", ())), text=p.get("text", ""),
+        augmented_text=p.get("augmented_text", ""), is_table=bool(p.get("is_table", False)),
+        strategy=p.get("strategy", ""), span=tuple(p.get("span", (0, 0))),  # type: ignore[arg-type]
+        keywords=tuple(p.get("keywords", ())), kind=p.get("kind", "heading"),
+        image=p.get("image", ""),
+    )
+
+
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` highest scores, best first (ties in position order)."""
+    if len(scores) <= k:
+        return np.argsort(-scores, kind="stable")
+    part = np.argpartition(-scores, k)[:k]
+    return part[np.argsort(-scores[part], kind="stable")]
+
+
+def check_query(query: str) -> str:
+    q = " ".join((query or "").split())
+    if not q:
+        raise QueryError("the question is empty; type a question")
+    if len(q) > MAX_QUERY_CHARS:
+        raise QueryError(f"the question is {len(q):,} characters long; the limit is "
+                         f"{MAX_QUERY_CHARS:,}. Shorten it to the part you want answered.")
+    return q
