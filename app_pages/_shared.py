@@ -135,7 +135,7 @@ def current_collection(required: bool = True) -> Collection | None:
     if name:
         try:
             col = open_collection(str(settings().data_dir), name)
-            start_dense_worker(col)
+            start_dense_worker(col.parts)
         except HiqaError as exc:
             st.error(escape_markdown(str(exc)))
     if col is None and required:
@@ -150,7 +150,7 @@ def dense_status(col: Collection) -> None:
     """While dense vectors are being filled in: how far, refreshed every 2 s (a fragment, so the
     rest of the page is not rerun).  Nothing is shown once every segment has its vector."""
     done, total = col.dense_status()
-    worker = dense_worker(col)
+    worker = dense_worker(col.parts)
     if worker is not None and worker.error:
         st.error(f"Filling in the dense vectors failed: {escape_markdown(worker.error)}")
     if done >= total:

@@ -28,10 +28,10 @@ from app_pages.ui_helpers import (
     source_labels,
 )
 from hiqa.answer.cited import answer_note, answer_stream, parse_citations
-from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
 from hiqa.errors import HiqaError, LLMError
 from hiqa.llm import LLMClient, LLMConfig
 from hiqa.retrieve.fusion import FusionMethod, names_reorder
+from hiqa.retrieve.params import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
 from hiqa.retrieve.routes import ScopeHint
 
 METHODS = [m.value for m in FusionMethod]

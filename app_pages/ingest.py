@@ -37,6 +37,7 @@ from hiqa.index.background import start_dense_worker
 from hiqa.index.ingest import file_sizes
 from hiqa.index.llm_ingest import add_llm_keywords, cached_llm, format_step
 from hiqa.index.progress import IngestProgress
+from hiqa.keywords.records import KeywordSources
 
 INTO = {"existing": ":material/folder_open: An existing collection",
         "new": ":material/add_circle: A new collection"}
@@ -102,7 +103,7 @@ def run_ingest(col: Collection, paths: list[Path], root: Path, llm_format: str =
         st.error(f"Ingest failed: {escape_markdown(str(exc))}")
         return None
     progress.bar.progress(1.0, text="Done")
-    start_dense_worker(col)
+    start_dense_worker(col.parts)
     for note in notes:
         st.caption("LLM formatter: " + escape_markdown(note))
     return results
@@ -284,7 +285,7 @@ else:
                     st.success("Lexicon installed.")
                     for p in problems[:20]:
                         st.warning(escape_markdown(p))
-        by_source = {d: m.get("keywords", {}) for d, m in docs.items()}
+        by_source = {d: KeywordSources.of(m).by_source() for d, m in docs.items()}
         st.dataframe([{"document": d, "source": src, "keywords": ", ".join(kws)}
                       for d, srcs in sorted(by_source.items()) for src, kws in srcs.items() if kws],
                      hide_index=True)

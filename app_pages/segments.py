@@ -201,7 +201,7 @@ with detail_col:
         show_figure(col, seg)
     st.markdown("**Document keywords:** " + ("; ".join(
         f"{escape_markdown(k['keyword'])} — *{escape_markdown(k['why'] or '/'.join(k['sources']))}*"
-        for k in col.keyword_rows(seg.doc_id)) or "none"),
+        for k in col.keywords(seg.doc_id).rows(len(col.documents))) or "none"),
         help="What tells this document apart in its collection: terms of its title, file "
              "name and top heading that at most half of the documents have (a version, a "
              "year, a name), and the expert lexicon's and the LLM's keywords. A question that "

@@ -18,6 +18,7 @@ from typing import Any
 
 from hiqa.answer.cited import block_header, parse_citations
 from hiqa.augment import render_path
+from hiqa.keywords.records import KeywordSources
 from hiqa.model import Segment, normalize_title, pages_label, segment_pages_label
 from hiqa.retrieve.routes import Hit
 
@@ -571,7 +572,7 @@ def collection_keywords(documents: Mapping[str, Mapping[str, Any]]) -> dict[str,
     evaluate with what search uses; rule keywords are derived again by ingest itself."""
     out: dict[str, dict[str, list[str]]] = {}
     for doc_id, record in documents.items():
-        for source, kws in (record.get("keywords") or {}).items():
+        for source, kws in KeywordSources.of(record).by_source().items():
             if source != "rule" and kws:
                 out.setdefault(source, {})[doc_id] = list(kws)
     return out

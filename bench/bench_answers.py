@@ -29,9 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hiqa.answer.cited import answer, contains_phrase
-from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD, Collection
+from hiqa.collection import Collection
 from hiqa.demo import DEMO_COLLECTION, demo_dir, ensure_demo
 from hiqa.llm import LLMClient, LLMConfig
+from hiqa.retrieve.params import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
 from hiqa.settings import Settings
 
 TOP_K = 5

@@ -120,7 +120,7 @@ def main() -> None:
                 'input[type="range"]')
             slider.focus()
             times = []
-            from hiqa.collection import DEFAULT_ALPHA
+            from hiqa.retrieve.params import DEFAULT_ALPHA
 
             value = DEFAULT_ALPHA  # the slider starts at the collection's preset
             for i in range(args.moves):

@@ -53,7 +53,6 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from _common import ensure_dev_corpus, scratch
 
-from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
 from hiqa.eval import metrics
 from hiqa.eval.runner import (
     Evaluator,
@@ -65,6 +64,7 @@ from hiqa.eval.runner import (
     score_variants,
 )
 from hiqa.retrieve.fusion import fuse
+from hiqa.retrieve.params import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
 from hiqa.retrieve.routes import prefetch
 from hiqa.settings import Settings
 

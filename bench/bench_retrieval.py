@@ -69,13 +69,16 @@ from hiqa.augment import segment_document
 from hiqa.collection import Collection
 from hiqa.formats import load_document
 from hiqa.handles import HANDLES
-from hiqa.index.lexical import K1, B, LexicalIndex
-from hiqa.index.lexical import terms as tokenize  # the lexical route's terms (stemmed words)
+from hiqa.index import catalog
+from hiqa.index.derived import derived
+from hiqa.index.lexical import LexicalIndex
 from hiqa.index.store import BATCH, close_all
 from hiqa.index.store.edge import HNSW_FROM
+from hiqa.index.terms import K1, B
+from hiqa.index.terms import terms as tokenize  # the lexical route's terms (stemmed words)
 from hiqa.retrieve import routes
 from hiqa.retrieve.fusion import Candidates, FusionMethod, fuse
-from hiqa.retrieve.routes import SearchResult, derived, top_k
+from hiqa.retrieve.routes import SearchResult, top_k
 from hiqa.settings import Settings
 
 DIM = RandomEmbedder.dim
@@ -178,7 +181,7 @@ def build_collection(settings: Settings, files: list[Path], corpus: Path,
                      first: tuple[str, np.ndarray]) -> tuple[Collection, dict[str, Any]]:
     """Ingest ``files``, rebuild the lexical index alone, then reopen as a new process would."""
     fake = RandomEmbedder()
-    Collection._make_embedder = lambda self, name: fake  # type: ignore[method-assign]
+    catalog.make_embedder = lambda settings, name: fake
     col = Collection("bench", settings, create=True)
     timer = Timer()
     rss0 = peak_rss_mb()
@@ -195,7 +198,7 @@ def build_collection(settings: Settings, files: list[Path], corpus: Path,
         print(f"  {len(failed)} documents failed, e.g. {failed[0].doc_id}: {failed[0].error}")
     n = len(col)
     t = time.perf_counter()
-    derived(col, force=True)  # the lexical index alone: saved counts, BM25 weights, save
+    derived(col.parts, force=True)  # the lexical index alone: saved counts, BM25 weights, save
     lexical_build_s = time.perf_counter() - t
     # a new process's start: nothing open, then registry, shard, saved lexical index, a question
     close_all()
@@ -207,7 +210,7 @@ def build_collection(settings: Settings, files: list[Path], corpus: Path,
     col.store.count()  # loads the shard
     open_shard_s = time.perf_counter() - t
     t = time.perf_counter()
-    derived(col)
+    derived(col.parts)
     open_lexical_s = time.perf_counter() - t
     t = time.perf_counter()
     col.retrieve_vector(*first)

@@ -158,7 +158,7 @@ def child_ingest(data: Path, corpus: Path, store: str, geometry: str) -> dict[st
     from hiqa.collection import Collection  # from PYTHONPATH: this tree or the baseline's
 
     fake = RandomEmbedder(geometry)
-    Collection._make_embedder = lambda self, name: fake  # type: ignore[method-assign]
+    _use_embedder(Collection, fake)
     col = Collection("bench", _settings(data, store), create=True)
     build: dict[str, float] = {}
     store_obj = getattr(col, "store", None)  # the baseline (local mode) has no Store, no build
@@ -201,7 +201,7 @@ def child_query(data: Path, store: str, questions: int, seed: int,
     from hiqa.collection import Collection
 
     fake = RandomEmbedder(geometry)
-    Collection._make_embedder = lambda self, name: fake  # type: ignore[method-assign]
+    _use_embedder(Collection, fake)
     words = vocabulary(0)
     rng = random.Random(seed)
     qs = [" ".join(rng.choices(words[:1500], k=rng.randint(3, 6))) for _ in range(questions)]
@@ -237,6 +237,17 @@ def run_child(*args: str, code: Path = ROOT) -> dict[str, Any]:
     if out.returncode != 0:
         raise SystemExit(f"bench child {args[0]} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _use_embedder(collection: Any, fake: Any) -> None:
+    """Make every collection of this process embed with ``fake``, in this tree or the
+    baseline's (before #32 the ``Collection`` made its embedder itself)."""
+    try:
+        from hiqa.index import catalog
+    except ImportError:
+        collection._make_embedder = lambda self, name: fake
+    else:
+        catalog.make_embedder = lambda settings, name: fake  # type: ignore[assignment]
 
 
 def baseline_tree(work: Path, revision: str) -> Path:

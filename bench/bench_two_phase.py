@@ -91,7 +91,7 @@ from hiqa.settings import Settings
 corpus, data, n = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 col = Collection("bg", Settings(data_dir=data, cache_override=data / "cache"), create=True)
 col.ingest([corpus], dense="later")
-worker = start_dense_worker(col)
+worker = start_dense_worker(col.parts)
 times, running = [], []
 for i in range(n):
     t = time.perf_counter()

@@ -15,7 +15,6 @@ embedder or model version the shipped rows simply go unused and the demo is embe
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import sqlite3
 import time
 import warnings
@@ -23,10 +22,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
-from hiqa.collection import Collection, IngestResult, Progress, list_collections
+from hiqa.collection import Collection, list_collections
 from hiqa.embed.factory import EmbeddingCache
 from hiqa.errors import CollectionError, IngestBusyError
+from hiqa.files import LockBusy, file_lock
 from hiqa.formats import SUPPORTED_EXTENSIONS
+from hiqa.index.ingest import IngestResult, Progress
 from hiqa.settings import Settings
 
 DEMO_COLLECTION = "demo"
@@ -143,24 +144,11 @@ def _ingest_waiting(col: Collection, docs: Path, progress: Progress | None,
 
 @contextlib.contextmanager
 def _exclusive(path: Path, deadline: float) -> Iterator[None]:
-    """An exclusive ``flock`` on ``path``, polled until ``deadline``.
-
-    ``flock`` locks belong to the open file, so two threads of one process (two Streamlit
-    sessions) exclude each other as two processes do.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as fh:
-        while True:
-            try:
-                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise CollectionError(
-                        "the demo collection is still being built by another session or "
-                        f"process (lock {path}); try again when it has finished") from None
-                time.sleep(0.2)
-        try:
+    """The demo build's lock, waited for until ``deadline`` (another session may be building)."""
+    try:
+        with file_lock(path, wait=lambda _who, _s: time.monotonic() < deadline, poll_s=0.2):
             yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    except LockBusy:
+        raise CollectionError(
+            "the demo collection is still being built by another session or "
+            f"process (lock {path}); try again when it has finished") from None

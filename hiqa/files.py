@@ -1,14 +1,67 @@
-"""Writing files so that a crash never leaves half of one: the one atomic write.
+"""Files shared between processes: the one atomic write and the one file lock.
 
 Readers see the old content or the new, never a part; the content is fsynced before the
 rename and the folder after it, so a power cut cannot leave an empty file behind the rename.
 ``registry.StagedFiles`` uses the same fsyncs for many files put in place together.
+
+``file_lock`` is every lock HiQA takes (the registry's, the ingest's, the demo build's): an
+``flock`` on a lock file.  ``flock`` locks belong to the open file, so two threads of one
+process (two Streamlit sessions) exclude each other as two processes do, and the kernel drops
+the lock of a process that dies, so a ``kill -9`` never leaves a collection locked.
 """
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+
+class LockBusy(Exception):
+    """``file_lock`` gave up: ``holder`` is what the holder wrote into the lock file."""
+
+    def __init__(self, path: Path, holder: str):
+        super().__init__(f"{path} is held by {holder or 'another process'}")
+        self.holder = holder
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, *, wait: Callable[[str, float], bool] | None = None,
+              holder: str = "", poll_s: float = 0.05) -> Iterator[int]:
+    """Hold an exclusive lock on ``path`` (created with its folder); yields its descriptor.
+
+    ``wait=None`` blocks until the lock is free.  Otherwise, each time the lock is found taken,
+    ``wait(holder text, seconds waited)`` says whether to keep waiting (polled every
+    ``poll_s``); when it says no, ``LockBusy`` is raised.  ``holder`` is written into the file
+    while the lock is held, so whoever finds it taken can say who has it.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as fh:
+        if wait is None:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        else:
+            start = time.monotonic()
+            while True:
+                try:
+                    fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    fh.seek(0)
+                    who = fh.read().strip()
+                    if not wait(who, time.monotonic() - start):
+                        raise LockBusy(path, who) from None
+                    time.sleep(poll_s)
+        try:
+            if holder:
+                fh.seek(0)
+                fh.truncate()
+                fh.write(holder)
+                fh.flush()
+            yield fh.fileno()
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def atomic_write(path: Path, data: str | bytes) -> None:

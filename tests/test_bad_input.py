@@ -29,17 +29,12 @@ from streamlit.testing.v1.errors import AppTestError
 
 from app_pages.ui_helpers import WORD_JOINER, PathNotAllowed, allowed_server_path
 from hiqa.cli import main as cli
-from hiqa.collection import (
-    DEFAULT_ALPHA,
-    DEFAULT_BETA,
-    DEFAULT_METHOD,
-    Collection,
-    check_name,
-)
+from hiqa.collection import Collection, check_name
 from hiqa.errors import CollectionError, DocumentError, HiqaError, LLMError, ParameterError
 from hiqa.formats.textio import decode_bytes
 from hiqa.index import store
-from hiqa.index.ingest import ingest_lock
+from hiqa.index.lock import ingest_lock
+from hiqa.retrieve.params import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
 from hiqa.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -695,7 +690,7 @@ def test_ingest_after_a_fifo_is_not_blocked(env, capsys) -> None:
     watchdog.cancel()
     assert not watchdog.fired
     col = _col(env)
-    with ingest_lock(col):
+    with ingest_lock(col.parts):
         pass
     assert np.isfinite(col.search(KNOWN_QUESTION, k=1)[0].score)
     capsys.readouterr()

@@ -13,7 +13,8 @@ from hiqa.collection import Collection, list_collections, read_registry
 from hiqa.errors import CollectionError, DocumentError, QueryError
 from hiqa.handles import HANDLES
 from hiqa.index import store
-from hiqa.index.ingest import ingest_lock, repair
+from hiqa.index.lock import ingest_lock
+from hiqa.index.repair import repair
 from hiqa.retrieve.fusion import fuse
 from hiqa.retrieve.routes import SCOPE_HINT_DOCS
 
@@ -312,11 +313,11 @@ def test_lexicon_bad_rows_and_bonus(settings, corpus, tmp_path):
     csv.write_text("doc,keyword\nhead.1.md,prefix printer\nhead.1.md\n,empty\nmissing.md,x\n")
     warnings = col.set_lexicon(csv)
     assert any("line 3" in w for w in warnings) and any("missing.md" in w for w in warnings)
-    assert "prefix printer" in col.doc_keywords("head.1.md")
+    assert "prefix printer" in col.keywords("head.1.md").texts()
     hit = col.search("which prefix printer shows 5 lines", k=1, beta=1.0)[0]
     assert hit.segment.doc_id == "head.1.md" and hit.raw["matches"] == 1
     assert "prefix printer" in hit.segment.keywords  # payload updated without re-embedding
-    sources = {k.text: k.sources for k in col.keyword_sources("head.1.md")}
+    sources = {k.text: k.sources for k in col.keywords("head.1.md").keywords()}
     assert sources["prefix printer"] == ("lexicon",) and sources["head"] == ("rule",)
 
 
@@ -336,7 +337,7 @@ def test_remove_document_and_rebuild_derived(settings, corpus):
 
 def test_two_ingests_at_once(settings, corpus):
     col = build(settings, corpus)
-    with ingest_lock(col), pytest.raises(CollectionError,
+    with ingest_lock(col.parts), pytest.raises(CollectionError,
                                          match="another ingest into collection 'man'"):
         col.ingest([corpus])
 
@@ -379,10 +380,10 @@ def test_a_missing_store_is_an_error_not_an_empty_collection(settings, corpus):
     store.close_all()
     shutil.rmtree(settings.data_dir / "store")
     col = Collection("man", settings, missing_store_ok=True)
-    plan = repair(col, dry_run=True)
+    plan = repair(col.parts, dry_run=True)
     assert plan.create_store and sorted(plan.reindex) == sorted(DOCS)
     assert not col.store.exists()
-    repair(col)
+    repair(col.parts)
     assert col.search("tail: follow appended data", k=1)[0].segment.doc_id == "tail.1.md"
     assert sorted(col.documents) == sorted(DOCS) and len(col.segments()) == len(col)
 

@@ -109,7 +109,7 @@ def test_named_question_finds_its_document(built):
     assert "sql-createindex.html" in [h.segment.doc_id for h in hits]
     assert col.embedder.misses == 0  # the demo questions' vectors are shipped too
     # the shipped expert lexicon names each page's command: the keyword bonus fires
-    assert "CREATE INDEX" in col.doc_keywords("sql-createindex.html")
+    assert "CREATE INDEX" in col.keywords("sql-createindex.html").texts()
     top = hits[0]
     assert top.segment.doc_id == "sql-createindex.html" and top.raw["matches"] == 1
 

@@ -54,14 +54,14 @@ def test_ingest_later_then_embed_from_the_cli(settings, corpus, capsys):
 
 
 def test_an_ingest_waits_for_a_vector_write_instead_of_failing(settings, corpus):
-    from hiqa.index.ingest import ingest_lock
+    from hiqa.index.lock import ingest_lock
 
     col = Collection("man", settings, create=True)
     col.ingest([corpus / "wc.1.md"], root=corpus, dense="later")
     release, held = threading.Event(), threading.Event()
 
     def hold() -> None:
-        with ingest_lock(col, holder="embed", reread=False):
+        with ingest_lock(col.parts, holder="embed", reread=False):
             held.set()
             release.wait(5)
 
@@ -114,7 +114,7 @@ def test_the_app_answers_while_the_dense_route_fills_in(pending_app):
     from app_pages._shared import open_collection
 
     col = open_collection(str(pending_app), "later")
-    worker = dense_worker(col)
+    worker = dense_worker(col.parts)
     assert worker is not None  # opening the page started it
     done, total = col.dense_status()
     assert total == len(col) and done < total

@@ -33,7 +33,7 @@ def build(settings, tmp_path, versions=("3.3", "3.4", "13.4")):
 
 def test_releases_get_their_version_as_keyword_and_the_reason(settings, tmp_path, capsys):
     col, _ = build(settings, tmp_path)
-    rows = {r["keyword"]: r for r in col.keyword_rows("whatsnew-3.4.md")}
+    rows = {r["keyword"]: r for r in col.keywords("whatsnew-3.4.md").rows(len(col.documents))}
     assert {"3.4", "Acme 3.4"} <= set(rows)
     assert rows["3.4"]["why"] == "in this document only, among 3"
     assert "Acme" not in rows  # every title has it
@@ -46,7 +46,7 @@ def test_releases_get_their_version_as_keyword_and_the_reason(settings, tmp_path
     # removing a document recomputes the others' reasons (a payload update, no re-embedding)
     col = Collection("notes", settings)
     col.remove_document("whatsnew-3.3.md")
-    rows = {r["keyword"]: r for r in col.keyword_rows("whatsnew-3.4.md")}
+    rows = {r["keyword"]: r for r in col.keywords("whatsnew-3.4.md").rows(len(col.documents))}
     assert rows["3.4"]["why"] == "in this document only, among 2"
     head = next(s for s in col.segments("whatsnew-3.4.md"))
     assert "3.4" in head.keywords
@@ -70,4 +70,4 @@ def test_a_question_naming_the_release_gets_that_release_and_near_misses_name_no
 
 def test_one_document_has_nothing_to_tell_apart(settings, tmp_path):
     col, _ = build(settings, tmp_path, versions=("3.3",))
-    assert col.keyword_rows("whatsnew-3.3.md") == []
+    assert col.keywords("whatsnew-3.3.md").rows(len(col.documents)) == []

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from hiqa.augment import head_and_body
-from hiqa.index.lexical import K1, LexicalIndex, terms
+from hiqa.index.lexical import LexicalIndex
+from hiqa.index.terms import K1, terms
 
 IDS = ["name", "opts", "other"]
 HEADS = ["wc(1) > NAME", "wc(1) > OPTIONS > -L, --max-line-length", "ls(1) > OPTIONS > -l"]
@@ -120,7 +121,7 @@ def test_chunk_by_chunk_terms_equal_plain_terms():
     ones ``terms`` gives the whole text."""
     import random
 
-    from hiqa.index.lexical import _Vocabulary
+    from hiqa.index.terms import _Vocabulary
 
     rng = random.Random(7)
     pieces = ["ADC12QJ1600-SP", "open(2)", "--max-line-length", "-n", "检索增强生成", "Ｆｕｌｌ",
@@ -294,7 +295,8 @@ def test_weights_are_bm25s_index_bit_for_bit(corpus_name: str) -> None:
     every (term, document) weight bit for bit, for both ``b`` values used, on the generated
     man-page corpus and on the paragraphs of the real test documents, with documents that have
     no terms (bm25s indexes those as the empty token, which gives them length 1)."""
-    from hiqa.index.lexical import HEAD_B, B, LexicalText, Terms, _bm25
+    from hiqa.index.terms import HEAD_B, B, LexicalText, Terms
+    from hiqa.index.terms import bm25_weights as _bm25
 
     found = _generated_corpus(3)["bodies"] if corpus_name == "generated" else _fixture_paragraphs()
     bodies = found + ["", "-- ..."]  # no terms at all
@@ -319,7 +321,7 @@ def test_weights_are_bm25s_index_bit_for_bit(corpus_name: str) -> None:
 
 
 def _texts(c: dict) -> list:
-    from hiqa.index.lexical import LexicalText
+    from hiqa.index.terms import LexicalText
 
     return [LexicalText(i, d, f"{d}@v1", h, t, k, c["titles"][d]) for i, d, h, t, k in
             zip(c["ids"], c["docs"], c["heads"], c["bodies"], c["contexts"])]
@@ -328,7 +330,7 @@ def _texts(c: dict) -> list:
 def test_corpus_joined_from_parts_scores_as_one_tokenised_whole() -> None:
     """Tokenised in pieces (one vocabulary each), some documents dropped, joined: the index is
     the one built from the surviving segments at once, ids, documents and every score."""
-    from hiqa.index.lexical import Terms
+    from hiqa.index.terms import Terms
 
     c = _generated_corpus(5)
     texts = _texts(c)
@@ -350,7 +352,7 @@ def test_corpus_joined_from_parts_scores_as_one_tokenised_whole() -> None:
 
 
 def test_saved_terms_round_trip(tmp_path) -> None:
-    from hiqa.index.lexical import Terms
+    from hiqa.index.terms import Terms
 
     c = _generated_corpus(9)
     corpus = Terms.join([Terms.of(_texts(c))])
@@ -380,7 +382,7 @@ def test_incremental_index_equals_a_full_rebuild(settings, corpus, monkeypatch) 
 
     from hiqa.collection import Collection
     from hiqa.handles import HANDLES
-    from hiqa.retrieve.routes import derived
+    from hiqa.index.derived import derived
 
     col = Collection("man", settings, create=True)
     col.ingest([corpus])
@@ -388,7 +390,7 @@ def test_incremental_index_equals_a_full_rebuild(settings, corpus, monkeypatch) 
     def full_rebuild() -> LexicalIndex:
         shutil.rmtree(col.dir / "derived")
         HANDLES.derived.clear()
-        return derived(col).lexical
+        return derived(col.parts).lexical
 
     def same(a: LexicalIndex, b: LexicalIndex) -> None:
         assert a.ids == b.ids and list(a.doc_ids) == list(b.doc_ids)
@@ -409,7 +411,7 @@ def test_incremental_index_equals_a_full_rebuild(settings, corpus, monkeypatch) 
         with monkeypatch.context() as m:
             m.setattr(type(col.store), "scroll", lambda *a, **k: iter(()))  # no payload reads
             step()
-            incremental = derived(col).lexical
+            incremental = derived(col.parts).lexical
         assert len(incremental) == col.store.count() == col.registry.segment_count()
         same(incremental, full_rebuild())
     assert {"extra.md", "tail.1.md"} <= set(incremental.doc_ids)

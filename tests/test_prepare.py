@@ -14,8 +14,8 @@ import pytest
 
 import hiqa.index.prepare
 from hiqa.collection import Collection, read_registry
+from hiqa.index.derived import derived
 from hiqa.index.lexical import LexicalIndex
-from hiqa.retrieve.routes import derived
 
 QUERIES = ("print the number of lines", "output the last part of files", "工作电压范围",
            "keep printing appended data as the file grows")
@@ -67,7 +67,7 @@ def snapshot(col: Collection) -> dict:
                 "markdown": Path(m["markdown"]).read_text(encoding="utf-8")}
             for d, m in col.registry.documents.items()}
     points = {r.id: r.payload for r in col.store.scroll()}
-    lexical = derived(col).lexical
+    lexical = derived(col.parts).lexical
     order = np.argsort(lexical.ids)
     return {"docs": docs, "points": points,
             "bm25": {q: lexical.scores(q)[order].tolist() for q in QUERIES},
@@ -224,17 +224,17 @@ def test_a_helper_left_saving_the_index_keeps_the_next_ingest_out(settings, corp
     the ingest's lock, so until it is done another ingest is told one is running (two saves
     of different generations could mix their files), and afterwards it proceeds."""
     from hiqa.errors import IngestBusyError
-    from hiqa.index.ingest import ingest_lock
+    from hiqa.index.lock import ingest_lock
 
     killed_cli_ingest(settings, corpus, tmp_path, "ingest:mid-finalize",
                       helper=SLOW_INDEX_HELPER)
     col = Collection("man", settings)
-    with pytest.raises(IngestBusyError), ingest_lock(col):
+    with pytest.raises(IngestBusyError), ingest_lock(col.parts):
         pass
     deadline = time.monotonic() + 30
     while True:
         try:
-            with ingest_lock(col):
+            with ingest_lock(col.parts):
                 break
         except IngestBusyError:
             assert time.monotonic() < deadline

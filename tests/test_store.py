@@ -19,7 +19,7 @@ from hiqa.cli import main as cli
 from hiqa.collection import Collection
 from hiqa.errors import CollectionError, StorageError
 from hiqa.index import store
-from hiqa.index.ingest import repair
+from hiqa.index.repair import repair
 
 
 def build(settings, corpus):
@@ -44,10 +44,10 @@ def test_an_old_registry_copy_does_not_delete_the_documents_it_lacks(settings, c
     # unregistered documents are invisible meanwhile, the registered one answers
     assert {h.segment.doc_id for h in col.search("output the last part of files", k=10)} == {
         "wc.1.md"}
-    plan = repair(col, dry_run=True)
+    plan = repair(col.parts, dry_run=True)
     assert sorted(plan.adopt) == ["head.1.md", "tail.1.md", "zh.md"] and not plan.drop_points
     assert col.store.count() == n
-    repair(col)
+    repair(col.parts)
     assert sorted(col.documents) == sorted(DOCS)
     assert col.search("tail: follow appended data", k=1)[0].segment.doc_id == "tail.1.md"
     assert {r.doc_id: r.status for r in col.ingest([corpus])}["extra.md"] == "added"
@@ -504,7 +504,7 @@ def test_a_documents_own_fields_are_stored_once_on_its_head_point(settings, corp
         for seg in col.segments(doc_id):
             assert (seg.doc_title, seg.source, seg.strategy) == \
                 (record["title"], record["source"], "hca")
-            assert seg.keywords == col.doc_keywords(doc_id) and seg.keywords
+            assert seg.keywords == col.keywords(doc_id).texts() and seg.keywords
     hit = col.search("tail: follow appended data", k=1)[0]
     assert hit.segment.doc_title == col.documents["tail.1.md"]["title"]
 
@@ -513,8 +513,8 @@ def test_a_documents_own_fields_are_stored_once_on_its_head_point(settings, corp
     assert not col.set_lexicon(lexicon)
     stored = [r.payload for r in col.store.scroll(doc_id="head.1.md")]
     assert [p["keywords"] for p in stored if "keywords" in p] == \
-        [list(col.doc_keywords("head.1.md"))]
-    assert "prefix printer" in col.doc_keywords("head.1.md")
+        [list(col.keywords("head.1.md").texts())]
+    assert "prefix printer" in col.keywords("head.1.md").texts()
 
     store.close_all()
     (col.dir / "meta.json").unlink()
@@ -523,4 +523,4 @@ def test_a_documents_own_fields_are_stored_once_on_its_head_point(settings, corp
     for doc_id, record in again.documents.items():
         assert (record["title"], record["source"]) == \
             (col.documents[doc_id]["title"], col.documents[doc_id]["source"])
-    assert "prefix printer" in again.doc_keywords("head.1.md")
+    assert "prefix printer" in again.keywords("head.1.md").texts()

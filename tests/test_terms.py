@@ -154,7 +154,7 @@ def test_a_long_definition_list_does_not_fill_the_top_hits(settings, tmp_path):
     question every option of one list matches still gets the other sections into its top
     hits, and the list's other options follow instead of being dropped."""
     from hiqa.collection import Collection
-    from hiqa.retrieve.routes import context_key
+    from hiqa.index.terms import context_key
 
     root = tmp_path / "docs"
     root.mkdir()

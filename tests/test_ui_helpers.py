@@ -40,9 +40,9 @@ from app_pages.ui_helpers import (
     variants_rows,
     visible_nodes,
 )
-from hiqa.collection import SearchResult
 from hiqa.model import Segment
 from hiqa.retrieve.fusion import Candidates
+from hiqa.retrieve.routes import SearchResult
 
 
 def seg(sid: str, doc: str = "a.md", path=("A", "Install"), order: int = 1, piece: int = 0,

@@ -14,8 +14,8 @@ from hiqa.settings import EmbedderName
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA
     from hiqa.eval.runner import DEFAULT_DISTRACTORS, format_report, fusion_grid_figure, run_eval
+    from hiqa.retrieve.params import DEFAULT_ALPHA, DEFAULT_BETA
 
     args.alpha = DEFAULT_ALPHA if args.alpha is None else args.alpha
     args.beta = DEFAULT_BETA if args.beta is None else args.beta

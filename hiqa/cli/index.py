@@ -217,13 +217,14 @@ def _cmd_collections(args: argparse.Namespace) -> int:
 
 
 def _cmd_docs(args: argparse.Namespace) -> int:
-    from hiqa.collection import keyword_rows, read_registry
+    from hiqa.collection import read_registry
+    from hiqa.keywords.records import KeywordSources
 
     docs = read_registry(args.collection, settings_of(args)).documents
     rows = [{"id": doc_id, "title": m.get("title", ""), "source": m.get("source", ""),
              "segments": int(m.get("segments", 0)), "version": str(m.get("hash", ""))[:16],
              "dense_pending": int(m.get("dense_pending", 0)),
-             "keywords": keyword_rows(m, len(docs))}
+             "keywords": KeywordSources.of(m).rows(len(docs))}
             for doc_id, m in sorted(docs.items())]
     if args.json:
         print(json.dumps(rows, indent=1, ensure_ascii=False))
@@ -242,10 +243,10 @@ def _cmd_docs(args: argparse.Namespace) -> int:
 
 def _cmd_repair(args: argparse.Namespace) -> int:
     from hiqa.collection import Collection
-    from hiqa.index.ingest import repair
+    from hiqa.index.repair import repair
 
     col = Collection(args.collection, settings_of(args), missing_store_ok=True)
-    plan = repair(col, dry_run=args.dry_run)
+    plan = repair(col.parts, dry_run=args.dry_run)
     if args.json:
         print(json.dumps({"dry_run": args.dry_run, **dataclasses.asdict(plan)}, indent=1))
         return 0
@@ -401,7 +402,8 @@ def _cmd_ask(args: argparse.Namespace) -> int:
 
 
 def _cmd_preset(args: argparse.Namespace) -> int:
-    from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD, Collection
+    from hiqa.collection import Collection
+    from hiqa.retrieve.params import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
 
     col = Collection(args.collection, settings_of(args))
     warn_preset(col)

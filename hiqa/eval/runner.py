@@ -35,13 +35,15 @@ from typing import Any
 import numpy as np
 
 from hiqa.augment import SEGMENT_FORMAT
-from hiqa.collection import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD, Collection, SearchResult
+from hiqa.collection import Collection
 from hiqa.errors import HiqaError
 from hiqa.eval import metrics
 from hiqa.formats import SUPPORTED_EXTENSIONS, load_document
+from hiqa.keywords.records import KeywordSources
 from hiqa.model import Document, Segment, normalize_title
 from hiqa.retrieve.fusion import FusionMethod, fuse
-from hiqa.retrieve.routes import prefetch
+from hiqa.retrieve.params import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
+from hiqa.retrieve.routes import SearchResult, prefetch
 from hiqa.settings import Settings
 
 VARIANTS: dict[str, tuple[str, str]] = {
@@ -301,7 +303,8 @@ class Evaluator:
             for source in sorted({"lexicon", "llm", *self.keywords}):
                 given = self.keywords.get(source, {})
                 changed = {d: list(given.get(d, ())) for d, record in col.documents.items()
-                           if record.get("keywords", {}).get(source, []) != list(given.get(d, ()))}
+                           if list(KeywordSources.of(record).by_source().get(source, ()))
+                           != list(given.get(d, ()))}
                 if changed:
                     col.set_keywords(source, changed)
             self._collections[strategy] = col

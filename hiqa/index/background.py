@@ -11,12 +11,11 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from hiqa.handles import HANDLES
-
-if TYPE_CHECKING:
-    from hiqa.collection import Collection
+from hiqa.index.catalog import make_embedder
+from hiqa.index.dense import dense_status, fill_dense
+from hiqa.index.parts import Parts
 
 
 @dataclass
@@ -49,43 +48,43 @@ class DenseWorker:
         self._stop.set()
         self.join(timeout)
 
-    def start(self, col: Collection) -> None:
-        self._thread = threading.Thread(target=self._run, args=(col,),
-                                        name=f"hiqa-dense-{col.name}", daemon=True)
+    def start(self, parts: Parts) -> None:
+        self._thread = threading.Thread(target=self._run, args=(parts,),
+                                        name=f"hiqa-dense-{parts.name}", daemon=True)
         self._thread.start()
 
-    def _run(self, col: Collection) -> None:
+    def _run(self, parts: Parts) -> None:
         try:
-            embedder = col.new_embedder()
+            embedder = make_embedder(parts.settings, parts.registry.data["embedder"])
 
             def progress(done: int, total: int) -> None:
                 self.done, self.total = done, total
 
-            col.fill_dense(progress=progress, embedder=embedder, stop=self._stop.is_set)
+            fill_dense(parts, progress=progress, embedder=embedder, stop=self._stop.is_set)
         except Exception as exc:  # noqa: BLE001 - shown by the page; the next start retries
             self.error = str(exc) or type(exc).__name__
         finally:
             self.finished = time.monotonic()
 
 
-def start_dense_worker(col: Collection) -> DenseWorker | None:
-    """Start filling ``col``'s pending dense vectors in the background (None: nothing pending).
+def start_dense_worker(parts: Parts) -> DenseWorker | None:
+    """Start filling the collection's pending dense vectors in the background (None: nothing pending).
 
     Idempotent: a worker already running for the collection is returned as it is.
     """
     with HANDLES.lock:
-        worker = HANDLES.workers.get(col.handle_key)
+        worker = HANDLES.workers.get(parts.handle_key)
         if worker is not None and worker.running:
             return worker
-        done, total = col.dense_status()
+        done, total = dense_status(parts)
         if done >= total:
             return worker
-        worker = DenseWorker(col.name)
-        HANDLES.workers[col.handle_key] = worker
-        worker.start(col)
+        worker = DenseWorker(parts.name)
+        HANDLES.workers[parts.handle_key] = worker
+        worker.start(parts)
         return worker
 
 
-def dense_worker(col: Collection) -> DenseWorker | None:
+def dense_worker(parts: Parts) -> DenseWorker | None:
     """The collection's background worker in this process, running or finished, if any."""
-    return HANDLES.workers.get(col.handle_key)
+    return HANDLES.workers.get(parts.handle_key)

@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 from qdrant_client import models
 
-from hiqa.index.store import EdgeStore, get_client, payload_key, version_key
+from hiqa.index.payload import payload_key, version_key
+from hiqa.index.store import EdgeStore, get_client
 from hiqa.index.store.client import ClientStore
 from hiqa.settings import Settings
 

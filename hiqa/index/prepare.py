@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import IO, Any, Self
 
 from hiqa.errors import DocumentError, HiqaError
-from hiqa.index.lexical import LexicalIndex, TermCounter, Terms, gather_terms
+from hiqa.index.lexical import LexicalIndex
+from hiqa.index.terms import TermCounter, Terms, gather_terms
 from hiqa.model import Document, Segment
 
 HELPER_FROM = 8
@@ -69,9 +70,9 @@ def prepare(job: Job, strategy: str, counter: TermCounter,
     """Format and segment ``job``'s file; its segments' lexical texts go to ``counter``."""
     from hiqa.augment import segment_document
     from hiqa.formats import load_document
-    from hiqa.index.store import version_key
+    from hiqa.index.payload import version_key
+    from hiqa.index.terms import lexical_text
     from hiqa.keywords.rules import document_candidates
-    from hiqa.retrieve.routes import lexical_text
 
     try:
         doc = load_document(job.path, doc_id=job.doc_id)
@@ -255,7 +256,7 @@ def _start(strategy: str, lock: int | None = None) -> subprocess.Popen[bytes]:
     """The helper, given the descriptor of the ingest's lock (``ingest.ingest_lock``) when
     there is one: it shares the lock, so a helper still saving the lexical index after the
     ingest's process was killed keeps the next ingest out until it is done."""
-    here = str(Path(__file__).resolve().parents[1])  # this hiqa, wherever it is imported from
+    here = str(Path(__file__).resolve().parents[2])  # the folder holding this hiqa package
     path = os.environ.get("PYTHONPATH")
     env = {**os.environ, "PYTHONPATH": here + (os.pathsep + path if path else "")}
     return subprocess.Popen(_command(strategy), stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -16,17 +16,16 @@ were not left by HiQA, so the orphan sweep does not delete them on its own autho
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from hiqa.errors import CollectionError
-from hiqa.files import _fsync, _fsync_dir, atomic_write
-from hiqa.index.store import HEAD_FIELD, Record, payload_key, version_key
+from hiqa.files import _fsync, _fsync_dir, atomic_write, file_lock
+from hiqa.index.payload import version_key
 
 
 class StagedFiles:
@@ -112,7 +111,7 @@ class Registry:
     def reload(self) -> None:
         """Re-read the file now, under the registry lock (a writer holding the ingest lock must
         start from what is on disk, whatever the file's timestamps say)."""
-        with self._locked():
+        with file_lock(self.directory / "registry.lock"):
             if self.path.exists():
                 self.data = _load(self.path)
                 self._stamp = self._file_stamp()
@@ -140,22 +139,12 @@ class Registry:
                 for d, m in self.documents.items()}
 
     # ------------------------------------------------------------------ writing
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        with open(self.directory / "registry.lock", "a+") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
-
     def update(self, change: Callable[[dict[str, Any]], Any], *, new_generation: bool = True) -> Any:
         """Apply ``change`` to the current file's content and save it; returns what it returns.
 
         ``new_generation``: the documents or keywords changed, so derived indexes are rebuilt.
         """
-        with self._locked():
+        with file_lock(self.directory / "registry.lock"):
             if self.path.exists():
                 self.data = _load(self.path)
             result = change(self.data)
@@ -189,52 +178,6 @@ class Registry:
     def clear_journal(self) -> None:
         with contextlib.suppress(OSError):
             (self.directory / self.JOURNAL).unlink()
-
-
-class StoredVersions:
-    """What the points in a store say about documents: each version's point count, pages and
-    one payload; read when a registry must be rebuilt or checked against its store."""
-
-    def __init__(self, points: Iterable[Record]):
-        self.counts: dict[str, int] = {}
-        """version key -> points"""
-        self._versions: dict[str, dict[str, dict[str, Any]]] = {}
-        self._pages: dict[str, int] = {}
-        for rec in points:
-            p = rec.payload
-            key = payload_key(p)
-            self.counts[key] = self.counts.get(key, 0) + 1
-            self._pages[key] = max([self._pages.get(key, 0), *p.get("pages", [])])
-            versions = self._versions.setdefault(str(p.get("doc_id", "")), {})
-            version = str(p.get("version", ""))
-            if version not in versions or HEAD_FIELD in p:  # the head point's, with its
-                versions[version] = p                      # document's fields
-
-    def records(self, docs: Iterable[str] | None = None,
-                warnings: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
-        """Registry records for ``docs`` (default: every document in the store), each with the
-        version that has the most points (a crash mid-replace leaves two; the next ingest sweeps
-        the other)."""
-        out = {}
-        for doc_id in sorted(self._versions if docs is None else docs):
-            versions = self._versions[doc_id]
-            version = max(versions, key=lambda v: self.counts[version_key(doc_id, v)])
-            p, key = versions[version], version_key(doc_id, version)
-            out[doc_id] = {
-                "title": p.get("doc_title", ""), "source": p.get("source", ""),
-                "hash": version, "pages": self._pages[key], "sections": 0,
-                "segments": self.counts[key], "keywords": {"rule": list(p.get("keywords", []))},
-                "warnings": list(warnings), "format": "", "ingested_at": 0.0,
-            }
-        return out
-
-    def documents(self) -> set[str]:
-        return set(self._versions)
-
-    def sample(self) -> dict[str, Any] | None:
-        """One head point's payload (collection-wide fields: strategy, embedder, model id)."""
-        payloads = [p for versions in self._versions.values() for p in versions.values()]
-        return next((p for p in payloads if HEAD_FIELD in p), payloads[0] if payloads else None)
 
 
 def _load(path: Path) -> dict[str, Any]:

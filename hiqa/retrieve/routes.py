@@ -14,28 +14,29 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from hiqa.augment import head_and_body, segment_id
+from hiqa.augment import segment_id
 from hiqa.errors import QueryError
-from hiqa.handles import HANDLES
-from hiqa.index.lexical import LexicalIndex, LexicalText, Terms, gather_terms
-from hiqa.index.store import payload_key
-from hiqa.keywords.rules import normalize_keyword, query_phrases, without_phrases
+from hiqa.index.derived import Derived, derived
+from hiqa.index.lexical import LexicalIndex
+from hiqa.index.parts import Parts
+from hiqa.index.payload import payload_key, segment_reader
+from hiqa.keywords.records import KeywordSources
+from hiqa.keywords.rules import (
+    normalize_keyword,
+    normalized_keywords,
+    query_phrases,
+    without_phrases,
+)
 from hiqa.model import Segment
 from hiqa.retrieve.fusion import Candidates, FusionMethod, Ranking, Weights, adaptive_weights, fuse
 from hiqa.retrieve.params import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD, check_k, check_weights
 
-if TYPE_CHECKING:
-    from hiqa.collection import Collection
-
 MAX_QUERY_CHARS = 4000
 ROUTE_K = 100
-_LEXICAL_FIELDS = ["augmented_text", "doc_id", "doc_title", "path", "strategy", "kind", "order",
-                   "piece", "version"]
 
 
 @dataclass(frozen=True)
@@ -200,90 +201,28 @@ def hits_from(ranking: Ranking, c: Candidates, segments: Mapping[str, Segment],
     return out
 
 
-@dataclass
-class Derived:
-    """One registry generation's lexical index, visible version keys and fetched segments."""
-
-    generation: str
-    lexical: LexicalIndex
-    versions: list[str]
-    segments: dict[str, Segment] = field(default_factory=dict)
-    clean_at: int | None = None
-    """The store's write count when it was found to hold registered versions only (None: not
-    known, e.g. a server); while it has not moved, the dense route needs no version filter."""
-
-    def version_filter(self, store: Any) -> list[str] | None:
-        """The version keys to filter on, or None when the store holds nothing else."""
-        if self.clean_at is not None and store.writes == self.clean_at:
-            return None
-        return self.versions
+def retrieve(parts: Parts, query: str, *, k: int = ROUTE_K,
+             doc_ids: Sequence[str] | None = None) -> SearchResult:
+    """Run every route and return all candidates with all raw scores (no fusion yet)."""
+    query = check_query(query)
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    qvec = np.asarray(parts.embedder.embed_query(query), dtype=np.float32)
+    timings["embed"] = time.perf_counter() - t0
+    return retrieve_vector(parts, query, qvec, k=k, doc_ids=doc_ids, timings=timings)
 
 
-def derived(col: Collection, *, force: bool = False, fresh: Sequence[Terms] = ()) -> Derived:
-    """The collection's derived data for its current generation (built or loaded once).
-
-    ``force`` rebuilds the lexical index even when one is saved for this generation; ``fresh``
-    are the term counts of documents an ingest has just written (``hiqa.index.prepare``), so their
-    payloads need not be read back from the store (``lexical_terms``).
-    """
-    col.registry.refresh()
-    gen = col.registry.generation
-    cached = HANDLES.derived.get(col.handle_key)
-    if cached is not None and cached.generation == gen and not force:
-        return cached
-    directory = col.dir / "derived" / "bm25"
-    versions = col.registry.version_keys()
-    lexical = None if force else LexicalIndex.load(directory, gen)
-    if lexical is None:
-        corpus = lexical_terms(col, directory, fresh)
-        lexical = LexicalIndex.from_terms(corpus)
-        lexical.save(directory, gen, corpus)
-    entry = Derived(gen, lexical, versions, {})
-    if col.store.writes is not None:
-        writes = col.store.writes
-        if col.store.count() == col.registry.segment_count():
-            entry.clean_at = writes
-    HANDLES.derived[col.handle_key] = entry
-    return entry
-
-
-def lexical_terms(col: Collection, directory: Path, fresh: Sequence[Terms] = ()) -> Terms:
-    """The term counts of every registered segment, tokenising as little as possible.
-
-    Each registered version's counts come from, in turn: ``fresh`` (what an ingest just wrote,
-    so it wins over anything saved for the same version), the counts saved with the last index
-    (``Terms.load``: versions still registered with as many segments as the registry says),
-    and, for versions neither holds, the store's payloads.  Rows end in segment-id order
-    (``Terms.join``), so the corpus, and every score, is the one a full rebuild gives.
-    """
-    parts, wanted = gather_terms(col.registry.version_segments(), directory, fresh)
-    if wanted:
-        read = col.segment_reader()
-        stored = [lexical_text(read(rec.id, rec.payload), key)
-                  for rec in col.store.scroll(fields=_LEXICAL_FIELDS)
-                  if (key := payload_key(rec.payload)) in wanted]
-        parts.append(Terms.of(stored).select(wanted))
-    return Terms.join(parts)
-
-
-def lexical_text(seg: Segment, version: str) -> LexicalText:
-    """What the lexical route indexes of ``seg``, of registered version ``version``."""
-    head, body = head_and_body(seg.strategy, seg.path, seg.augmented_text)
-    return LexicalText(seg.segment_id, seg.doc_id, version, head, body, context_key(seg),
-                       seg.doc_title)
-
-
-def retrieve_vector(col: Collection, query: str, qvec: np.ndarray, *, k: int = ROUTE_K,
+def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUTE_K,
                     doc_ids: Sequence[str] | None = None,
                     timings: dict[str, float] | None = None) -> SearchResult:
     """Every route's top ``k`` for ``query`` (embedded as ``qvec``), unioned and fully scored."""
     timings = timings if timings is not None else {}
     t0 = time.perf_counter()
-    d = derived(col)
+    d = derived(parts)
     scope = sorted(set(doc_ids)) if doc_ids is not None else None
-    if scope is not None and not set(scope) & set(col.registry.documents):
+    if scope is not None and not set(scope) & set(parts.registry.documents):
         raise QueryError("none of the chosen documents is in this collection")
-    dense_hits = col.store.nearest(qvec, using="hca", k=k, versions=d.version_filter(col.store),
+    dense_hits = parts.store.nearest(qvec, using="hca", k=k, versions=d.version_filter(parts.store),
                                    doc_ids=scope)
     dense_scores = dict(dense_hits)
     timings["dense"] = time.perf_counter() - t0
@@ -297,35 +236,46 @@ def retrieve_vector(col: Collection, query: str, qvec: np.ndarray, *, k: int = R
     timings["bm25"] = time.perf_counter() - t1
     t2 = time.perf_counter()
     ids = list(dict.fromkeys([sid for sid, _ in dense_hits] + bm25_ids))
-    doc_of = visible_docs(col, d, ids)  # registered versions only; payloads are read lazily
+    doc_of = visible_docs(parts, d, ids)  # registered versions only; payloads are read lazily
     ids = [i for i in ids if i in doc_of]
     missing = [i for i in ids if i not in dense_scores]
-    dense_scores.update(col.store.scores(missing, qvec, "hca"))
+    dense_scores.update(parts.store.scores(missing, qvec, "hca"))
     dense = np.array([dense_scores.get(i, np.nan) for i in ids])
     content = np.full(len(ids), np.nan)
     pos = lexical.positions(ids)
     bm25 = _candidate_bm25(bm25_all, pos, np.ones(len(ids), dtype=bool), 0.0)
     phrases = query_phrases(query)
-    named: dict[str, frozenset[str]] = {doc: col.normalized_keywords(doc) & phrases
+    documents = parts.registry.documents
+    named: dict[str, frozenset[str]] = {doc: _normalized(d, documents, doc) & phrases
                                         for doc in set(doc_of.values())}
     matches = np.array([len(named[doc_of[i]]) for i in ids], dtype=np.int64)
     timings["union"] = time.perf_counter() - t2
-    unnamed = _unnamed_scores(col, lexical, query, frozenset().union(*named.values()), ids, pos,
+    unnamed = _unnamed_scores(parts, lexical, query, frozenset().union(*named.values()), ids, pos,
                               matches > 0, timings)
     if unnamed:
         number = {doc: n for n, doc in enumerate(sorted(named))}
         unnamed["documents"] = np.array([number[doc_of[i]] for i in ids], dtype=np.int64)
     cands = Candidates(ids=tuple(ids), dense=dense, dense_content=content, bm25=bm25,
                        matches=matches, query=query, sections=lexical.sections(pos), **unnamed)
-    segments = CandidateSegments(ids, lambda wanted: fetch(col, d, wanted))
+    segments = CandidateSegments(ids, lambda wanted: fetch(parts, d, wanted))
     most = max(map(len, named.values()), default=0)
-    chosen = {doc: tuple(k for k in col.doc_keywords(doc) if normalize_keyword(k) in found)
+    chosen = {doc: tuple(k for k in KeywordSources.of(documents[doc]).texts()
+                         if normalize_keyword(k) in found)
               for doc, found in sorted(named.items()) if most and len(found) == most}
     return SearchResult(query=query, candidates=cands, segments=segments, timings=timings,
                         named=chosen)
 
 
-def _unnamed_scores(col: Collection, lexical: LexicalIndex, query: str, names: frozenset[str],
+def _normalized(d: Derived, documents: dict[str, dict[str, Any]], doc_id: str) -> frozenset[str]:
+    """A document's keywords, normalised once per registry generation (the hot path)."""
+    found = d.keywords.get(doc_id)
+    if found is None:
+        record = documents.get(doc_id, {})
+        found = d.keywords[doc_id] = normalized_keywords(KeywordSources.of(record).texts())
+    return found
+
+
+def _unnamed_scores(parts: Parts, lexical: LexicalIndex, query: str, names: frozenset[str],
                     ids: Sequence[str], pos: np.ndarray, rows: np.ndarray,
                     timings: dict[str, float]) -> dict[str, Any]:
     """``Candidates``' unnamed fields: the question without the document names it holds,
@@ -336,9 +286,9 @@ def _unnamed_scores(col: Collection, lexical: LexicalIndex, query: str, names: f
     if not rest:
         return {}
     t0 = time.perf_counter()
-    qvec = np.asarray(col.embedder.embed_query(rest), dtype=np.float32)
+    qvec = np.asarray(parts.embedder.embed_query(rest), dtype=np.float32)
     chosen = [sid for sid, keep in zip(ids, rows.tolist(), strict=True) if keep]
-    found = col.store.scores(chosen, qvec, "hca")
+    found = parts.store.scores(chosen, qvec, "hca")
     dense = np.full(len(ids), np.nan)
     dense[rows] = [found.get(sid, np.nan) for sid in chosen]
     bm25 = _candidate_bm25(lexical.scores(rest), pos, rows, np.nan)
@@ -360,7 +310,7 @@ def _candidate_bm25(scores: np.ndarray, pos: np.ndarray, rows: np.ndarray,
     return out
 
 
-def visible_docs(col: Collection, d: Derived, ids: Sequence[str]) -> dict[str, str]:
+def visible_docs(parts: Parts, d: Derived, ids: Sequence[str]) -> dict[str, str]:
     """The document of each of ``ids`` that belongs to a registered version (others dropped).
 
     The lexical index holds every segment of the registered versions and nothing else (it is
@@ -371,12 +321,12 @@ def visible_docs(col: Collection, d: Derived, ids: Sequence[str]) -> dict[str, s
     return {sid: str(lexical.doc_ids[p]) for sid, p in zip(ids, pos.tolist()) if p >= 0}
 
 
-def fetch(col: Collection, d: Derived, ids: Sequence[str]) -> dict[str, Segment]:
+def fetch(parts: Parts, d: Derived, ids: Sequence[str]) -> dict[str, Segment]:
     """Segments by id, of registered versions only, each fetched once per generation."""
     missing = [i for i in ids if i not in d.segments]
     if missing:
-        visible, read = set(d.versions), col.segment_reader()
-        for rec in col.store.retrieve(missing):
+        visible, read = set(d.versions), segment_reader(parts.registry.data)
+        for rec in parts.store.retrieve(missing):
             p = rec.payload
             if payload_key(p) in visible:
                 d.segments[rec.id] = read(rec.id, p)
@@ -387,7 +337,7 @@ ANSWER_WINDOW = 1
 """Pieces on each side of a ranked piece that join it in an answer's context block."""
 
 
-def answer_blocks(col: Collection, segments: Sequence[Segment],
+def answer_blocks(parts: Parts, segments: Sequence[Segment],
                   window: int = ANSWER_WINDOW) -> list[Segment]:
     """The context blocks an answer is written from: each ranked segment with the pieces of
     its own heading or term next to it (``window`` on each side), joined in document order.
@@ -398,8 +348,8 @@ def answer_blocks(col: Collection, segments: Sequence[Segment],
     ranking is not changed; pieces of one heading ranked twice become one block, at the
     better one's place.  ``fixed`` windows have no heading: they stay as they are.
     """
-    d = derived(col)
-    documents = col.registry.documents
+    d = derived(parts)
+    documents = parts.registry.documents
     wanted: dict[tuple[str, int], list[str]] = {}
     for s in segments:
         version = str(documents.get(s.doc_id, {}).get("hash", ""))
@@ -407,7 +357,7 @@ def answer_blocks(col: Collection, segments: Sequence[Segment],
             ids = wanted.setdefault((s.doc_id, s.order), [])
             ids += [segment_id(s.doc_id, s.strategy, s.order, p, version)
                     for p in range(max(0, s.piece - window), s.piece + window + 1)]
-    found = fetch(col, d, list(dict.fromkeys(i for ids in wanted.values() for i in ids)))
+    found = fetch(parts, d, list(dict.fromkeys(i for ids in wanted.values() for i in ids)))
     blocks: list[Segment] = []
     joined: set[tuple[str, int]] = set()
     for s in segments:
@@ -418,42 +368,16 @@ def answer_blocks(col: Collection, segments: Sequence[Segment],
         if key in joined:
             continue
         joined.add(key)
-        parts = sorted({p.piece: p for i in wanted[key] if (p := found.get(i))}.values(),
-                       key=lambda p: p.piece) or [s]
-        if len(parts) == 1:
+        pieces = sorted({p.piece: p for i in wanted[key] if (p := found.get(i))}.values(),
+                        key=lambda p: p.piece) or [s]
+        if len(pieces) == 1:
             blocks.append(s)
             continue
         blocks.append(replace(
-            s, text="\n\n".join(p.text.strip() for p in parts), piece=parts[0].piece,
-            pages=tuple(sorted({n for p in parts for n in p.pages})),
-            span=(min(p.span[0] for p in parts), max(p.span[1] for p in parts))))
+            s, text="\n\n".join(p.text.strip() for p in pieces), piece=pieces[0].piece,
+            pages=tuple(sorted({n for p in pieces for n in p.pages})),
+            span=(min(p.span[0] for p in pieces), max(p.span[1] for p in pieces))))
     return blocks
-
-
-def context_key(seg: Segment) -> str:
-    """The lexical context of a segment: its document and ``Segment.context_path`` (a term's
-    parent section).  ``fixed`` windows have no section: each is its own context."""
-    if not seg.context_path:
-        return "\x1f".join((seg.doc_id, str(seg.order), str(seg.piece)))
-    return "\x1f".join((seg.doc_id, *seg.context_path))
-
-
-def segment_from_payload(point_id: str, p: dict[str, Any],
-                         document: Mapping[str, Any] | None = None) -> Segment:
-    """The segment a point stores; ``document`` gives the document's fields
-    (``Collection.segment_reader``) where the point leaves them out (all but the head)."""
-    if document:
-        p = {**document, **p}
-    return Segment(
-        segment_id=point_id, doc_id=p.get("doc_id", ""), doc_title=p.get("doc_title", ""),
-        source=p.get("source", ""), path=tuple(p.get("path", ())), level=int(p.get("level", 0)),
-        order=int(p.get("order", 0)), piece=int(p.get("piece", 0)),
-        pages=tuple(p.get("pages", ())), text=p.get("text", ""),
-        augmented_text=p.get("augmented_text", ""), is_table=bool(p.get("is_table", False)),
-        strategy=p.get("strategy", ""), span=tuple(p.get("span", (0, 0))),  # type: ignore[arg-type]
-        keywords=tuple(p.get("keywords", ())), kind=p.get("kind", "heading"),
-        image=p.get("image", ""),
-    )
 
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:

@@ -22,20 +22,16 @@ from hiqa.errors import CollectionError
 from hiqa.handles import HANDLES
 from hiqa.index.store.base import (
     BATCH,
-    HEAD_FIELD,
     VECTOR_NAMES,
     Record,
     Store,
-    payload_key,
     storage_error,
-    version_key,
 )
 from hiqa.index.store.edge import EdgeStore, _describe_process
 from hiqa.settings import Settings
 
-__all__ = ["BATCH", "HEAD_FIELD", "VECTOR_NAMES", "ClientStore", "EdgeStore", "Record", "Store",
-           "close_all", "get_client", "is_embedded", "open_store", "payload_key", "storage_error",
-           "version_key"]
+__all__ = ["BATCH", "VECTOR_NAMES", "ClientStore", "EdgeStore", "Record", "Store",
+           "close_all", "get_client", "is_embedded", "open_store", "storage_error"]
 STORES = ("edge", "qdrant-local")
 
 

@@ -56,11 +56,6 @@ it, in the same 4.4 ms."""
 QUANTILE = 0.99
 """Scalar quantization's range: the values' 0.99 quantile, leaving out the extreme 1 % (the
 value Qdrant's quantization guide uses)."""
-INDEXED_FIELDS = ("doc_id", "doc_version", "keywords")
-"""Keyword payload indexes: documents, registered versions, keywords."""
-HEAD_FIELD = "model_id"
-"""A field only a document's head point has (``Collection.payload``): the point that holds
-the document's own fields (title, source, keywords, strategy, embedder, model id)."""
 BATCH = 256
 """Points per write: one WAL entry each, small enough to report progress between them."""
 
@@ -76,17 +71,6 @@ def hnsw_ef(k: int) -> int:
     points) the search is a scan whatever the beam.
     """
     return 2 * int(k)
-
-
-def version_key(doc_id: str, version: str) -> str:
-    """The ``doc_version`` payload value: which registered version a point belongs to."""
-    return f"{doc_id}@{version[:16]}"
-
-
-def payload_key(payload: dict[str, Any]) -> str:
-    """The version key of a point, from its ``doc_id`` and ``version`` payload fields (points
-    written before ``doc_version`` existed have only those)."""
-    return version_key(str(payload.get("doc_id", "")), str(payload.get("version", "")))
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,10 @@ from typing import Any
 import numpy as np
 from qdrant_client import QdrantClient, models
 
+from hiqa.index.payload import HEAD_FIELD, INDEXED_FIELDS
 from hiqa.index.store.base import (
     BATCH,
     DENSE_OVERSAMPLING,
-    HEAD_FIELD,
-    INDEXED_FIELDS,
     QUANTILE,
     QUANTIZED_VECTORS,
     SEARCHED_VECTORS,

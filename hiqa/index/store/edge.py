@@ -18,11 +18,10 @@ import numpy as np
 import qdrant_edge as qe
 
 from hiqa.errors import CollectionError
+from hiqa.index.payload import HEAD_FIELD, INDEXED_FIELDS
 from hiqa.index.store.base import (
     BATCH,
     DENSE_OVERSAMPLING,
-    HEAD_FIELD,
-    INDEXED_FIELDS,
     QUANTILE,
     QUANTIZED_VECTORS,
     SEARCHED_VECTORS,
