@@ -15,6 +15,7 @@ from app_pages._shared import (
     server_paths_allowed,
     settings,
 )
+from app_pages.figures import fusion_grid_figure
 from app_pages.ui_helpers import (
     collection_keywords,
     degradation_rows,
@@ -162,7 +163,7 @@ if grid:
     st.subheader("α/β sensitivity (min-max fusion)")
     metric = st.radio("Heat map of", ["log_rank", "recall@5", "mrr"], horizontal=True,
                       key="grid_metric")
-    fig = engine.fusion_grid_figure(grid, metric)
+    fig = fusion_grid_figure(grid, metric)
     # β steps are uneven (0, 0.05, … 0.5, 1): as numbers they squash the small βs into a sliver
     # at the bottom, hiding what β does; one row per β instead
     fig.update_yaxes(type="category")

@@ -6,9 +6,7 @@ for a reader).  ``from . import x`` depends on module ``x``; ``from .pkg import 
 ``pkg`` and, when ``name`` is a module, on it too.
 
 Beyond having no circle, the imports follow the pipeline (``LAYERS``): a part imports parts of
-its own layer or below, never one further along.  What #32 has not removed yet is listed with
-the reason, so the test is a ratchet: a new UI import fails, and so does a listed one that is
-gone (shrink the list then).
+its own layer or below, never one further along.
 """
 from __future__ import annotations
 
@@ -33,8 +31,6 @@ LAYERS = [
     {"cli"},
     {""},                      # the package root re-exports public names
 ]
-# evaluate.fusion_grid_figure builds a Plotly figure (issue #32: figures move to the app)
-KNOWN_UI_IMPORTS = {"hiqa.eval.runner": {"plotly"}}
 
 
 def modules(root: Path = ENGINE) -> dict[str, Path]:
@@ -158,4 +154,23 @@ def test_the_layers_name_every_part():
 def test_engine_never_imports_the_ui():
     _, external = import_graph(modules())
     ui = {m: pkgs & UI_PACKAGES for m, pkgs in external.items() if pkgs & UI_PACKAGES}
-    assert ui == KNOWN_UI_IMPORTS
+    assert ui == {}
+
+
+MAX_MODULE_LINES, MAX_CLASS_LINES, MAX_FACADE_LINES = 600, 250, 200
+
+
+def test_every_module_and_class_reads_in_one_sitting():
+    too_long = []
+    for name, path in modules().items():
+        text = path.read_text(encoding="utf-8")
+        if len(text.splitlines()) > MAX_MODULE_LINES:
+            too_long.append(f"{name}: {len(text.splitlines())} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ClassDef) and node.end_lineno is not None:
+                size = node.end_lineno - node.lineno + 1
+                if size > MAX_CLASS_LINES:
+                    too_long.append(f"{name}.{node.name}: class of {size} lines")
+    assert too_long == []
+    facade = (ENGINE / "collection.py").read_text(encoding="utf-8").splitlines()
+    assert len(facade) <= MAX_FACADE_LINES

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -201,3 +202,16 @@ def test_eval_leaves_out_questions_whose_gold_it_cannot_map_and_says_which(
     only.write_text(json.dumps(rows[-1]) + "\n")
     with pytest.raises(HiqaError, match="none of the 1 questions has a gold section"):
         run_eval(corpus, only, variants=["full"], settings=settings)
+
+
+def test_the_cli_grid_heat_map_marks_the_best_cell_without_a_script():
+    from hiqa.cli.eval import grid_html
+
+    grid = {"surface": {"method": "minmax", "alpha": [0.0, 0.5, 1.0], "beta": [0.0, 0.2],
+                        "log_rank": [[0.5, 0.7, 0.6], [0.55, 0.9, 0.65]]}}
+    page = grid_html(grid, "log_rank")
+    cells = re.findall(r"<td[^>]*>([0-9.]+)</td>", page)
+    assert cells == ["0.500", "0.700", "0.600", "0.550", "0.900", "0.650"]
+    outlined = re.findall(r"<td[^>]*outline[^>]*>([0-9.]+)</td>", page)
+    assert outlined == ["0.900"] and "Best log_rank: 0.900" in page
+    assert "<script" not in page

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import sys
 import time
@@ -14,7 +15,7 @@ from hiqa.settings import EmbedderName
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from hiqa.eval.runner import DEFAULT_DISTRACTORS, format_report, fusion_grid_figure, run_eval
+    from hiqa.eval.runner import DEFAULT_DISTRACTORS, run_eval
     from hiqa.retrieve.params import DEFAULT_ALPHA, DEFAULT_BETA
 
     args.alpha = DEFAULT_ALPHA if args.alpha is None else args.alpha
@@ -59,10 +60,78 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         stem = Path(args.out).with_suffix("") if args.out else Path("fusion-grid")
         Path(f"{stem}.fusion-grid.json").write_text(json.dumps(report["fusion_grid"], indent=1))
         for metric in ("log_rank", "recall@5"):
-            fusion_grid_figure(report["fusion_grid"], metric).write_html(
-                f"{stem}.fusion-grid.{metric.replace('@', '')}.html", include_plotlyjs=True)
+            Path(f"{stem}.fusion-grid.{metric.replace('@', '')}.html").write_text(
+                grid_html(report["fusion_grid"], metric), encoding="utf-8")
         print(f"wrote {stem}.fusion-grid.json and .html heat maps", file=sys.stderr)
     return 0
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The plain-text table ``hiqa eval`` prints."""
+    unmapped = report.get("unmapped", [])
+    lines = [(f"{report['questions']} questions, {report['documents']} documents "
+              f"({report.get('seconds', 0)} s)")]
+    if unmapped:
+        lines.append(f"{len(unmapped)} question(s) left out: no gold section found in the "
+                     "document (listed on stderr)")
+    lines.append("")
+    head = f"{'variant':16} {'segs':>6} {'R@5':>6} {'P@5':>6} {'MRR':>6} {'nDCG10':>6} {'LogRank':>7}  R@5 95% CI      MRR 95% CI"
+    lines += [head, "-" * len(head)]
+    for name, r in report["variants"].items():
+        ci = r.get("ci", {})
+        cr, cm = ci.get("recall@5", [0, 0]), ci.get("mrr", [0, 0])
+        lines.append(f"{name:16} {r['segments']:6} {r['recall@5']:6.3f} {r['precision@5']:6.3f} "
+                     f"{r['mrr']:6.3f} {r['ndcg@10']:6.3f} {r['log_rank']:7.3f}  "
+                     f"[{cr[0]:.3f}, {cr[1]:.3f}]  [{cm[0]:.3f}, {cm[1]:.3f}]")
+    pt = report.get("paired_test", {}).get("full_vs_fixed-dense")
+    if pt:
+        lines += ["", (f"full vs fixed-dense: ΔMRR {pt['mrr_diff']:+.3f} (p={pt['mrr_p']:.4f}), "
+                       f"ΔR@5 {pt['recall@5_diff']:+.3f} (p={pt['recall@5_p']:.4f})")]
+    if report.get("degradation"):
+        sizes = list(next(iter(report["degradation"].values())).keys())
+        lines += ["", "Degradation (Recall@5 / MRR) by knowledge-base size N:",
+                  f"{'variant':16} " + " ".join(f"{'N=' + n:>13}" for n in sizes)]
+        for name, by_n in report["degradation"].items():
+            lines.append(f"{name:16} " + " ".join(
+                f"{by_n[n]['recall@5']:6.3f}/{by_n[n]['mrr']:.3f}" for n in sizes))
+    grid = report.get("fusion_grid")
+    if grid:
+        lines += ["", "Fusion methods (hca, default α/β):"]
+        for m, r in grid["methods"].items():
+            lines.append(f"  {m:8} R@5 {r['recall@5']:.3f}  MRR {r['mrr']:.3f}  LogRank {r['log_rank']:.3f}")
+    diag = report.get("diagnostics") or {}
+    if diag.get("questions"):
+        lines += ["", (f"Wrong document outranked gold in {diag['wrong_doc_outranked_gold']} of "
+                       f"{len(diag['questions'])} questions ({diag.get('variant')})")]
+        for c in diag.get("confusions", [])[:5]:
+            lines.append(f"  {c['gold']} confused with {c['wrong']}: {c['count']}")
+    return "\n".join(lines)
+
+
+
+def grid_html(grid: dict[str, Any], metric: str = "log_rank") -> str:
+    """The α×β sensitivity surface (paper Fig. 25) as a self-contained HTML heat map: a table
+    whose cells are shaded by value, the best cell outlined (no script, opens anywhere)."""
+    s = grid["surface"]
+    values = [v for row in s[metric] for v in row]
+    lo, hi = min(values), max(values)
+    best = max(values)
+    head = "".join(f"<th>{a:g}</th>" for a in s["alpha"])
+    rows = []
+    for beta, row in zip(s["beta"], s[metric], strict=True):
+        cells = []
+        for v in row:
+            t = 0.0 if hi == lo else (v - lo) / (hi - lo)
+            light = round(92 - 55 * t)
+            mark = " style='outline:3px solid #d62728'" if v == best else ""
+            cells.append(f"<td title='{metric} {v:.3f}' style='background:hsl(210,70%,{light}%);"
+                         f"color:{'#fff' if light < 60 else '#000'}'{mark}>{v:.3f}</td>")
+        rows.append(f"<tr><th>{beta:g}</th>{''.join(cells)}</tr>")
+    title = html.escape(f"{metric} over α (dense weight) × β (keyword bonus), {s['method']}")
+    return (f"<!doctype html><meta charset='utf-8'><title>{title}</title>"
+            "<style>body{font:14px sans-serif}td,th{padding:4px 8px;text-align:right}</style>"
+            f"<h3>{title}</h3><table><tr><th>β \\ α</th>{head}</tr>{''.join(rows)}</table>"
+            f"<p>Best {metric}: {best:.3f} (outlined).</p>")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -84,7 +153,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gamma", type=float, default=1.0, help="Log-Rank γ (Eq. 3)")
     p.add_argument("--embedder", default=None, choices=[e.value for e in EmbedderName])
     p.add_argument("--fusion-grid", action="store_true",
-                   help="compare fusion methods and sweep α×β (JSON + plotly HTML)")
+                   help="compare fusion methods and sweep α×β (JSON + HTML heat maps)")
     p.add_argument("--dump-rankings", metavar="DIR", help="write DIR/VARIANT.jsonl top-100 rankings")
     p.add_argument("--out", help="write the report as JSON")
     p.add_argument("--json", action="store_true",

@@ -80,7 +80,6 @@ class Question:
     answer: str = ""
 
 
-
 def load_questions(path: str | Path) -> list[Question]:
     """Read a questions JSONL file; malformed lines raise a HiqaError naming the line."""
     out = []
@@ -513,56 +512,3 @@ def wrong_document_diagnostics(questions: Sequence[Question], scored: Sequence[_
     }
 
 
-def fusion_grid_figure(grid: dict[str, Any], metric: str = "log_rank") -> Any:
-    """The α×β sensitivity surface (paper Fig. 25) as a plotly heat map."""
-    import plotly.graph_objects as go
-
-    s = grid["surface"]
-    fig = go.Figure(go.Heatmap(z=s[metric], x=s["alpha"], y=[str(b) for b in s["beta"]],
-                               colorscale="Viridis", colorbar={"title": metric},
-                               hovertemplate="α=%{x}<br>β=%{y}<br>" + metric + "=%{z:.3f}<extra></extra>"))
-    fig.update_layout(title=f"{metric} over α (dense weight) × β (keyword bonus), {s['method']}",
-                      xaxis_title="α", yaxis_title="β")
-    return fig
-
-
-def format_report(report: dict[str, Any]) -> str:
-    """The plain-text table ``hiqa eval`` prints."""
-    unmapped = report.get("unmapped", [])
-    lines = [(f"{report['questions']} questions, {report['documents']} documents "
-              f"({report.get('seconds', 0)} s)")]
-    if unmapped:
-        lines.append(f"{len(unmapped)} question(s) left out: no gold section found in the "
-                     "document (listed on stderr)")
-    lines.append("")
-    head = f"{'variant':16} {'segs':>6} {'R@5':>6} {'P@5':>6} {'MRR':>6} {'nDCG10':>6} {'LogRank':>7}  R@5 95% CI      MRR 95% CI"
-    lines += [head, "-" * len(head)]
-    for name, r in report["variants"].items():
-        ci = r.get("ci", {})
-        cr, cm = ci.get("recall@5", [0, 0]), ci.get("mrr", [0, 0])
-        lines.append(f"{name:16} {r['segments']:6} {r['recall@5']:6.3f} {r['precision@5']:6.3f} "
-                     f"{r['mrr']:6.3f} {r['ndcg@10']:6.3f} {r['log_rank']:7.3f}  "
-                     f"[{cr[0]:.3f}, {cr[1]:.3f}]  [{cm[0]:.3f}, {cm[1]:.3f}]")
-    pt = report.get("paired_test", {}).get("full_vs_fixed-dense")
-    if pt:
-        lines += ["", (f"full vs fixed-dense: ΔMRR {pt['mrr_diff']:+.3f} (p={pt['mrr_p']:.4f}), "
-                       f"ΔR@5 {pt['recall@5_diff']:+.3f} (p={pt['recall@5_p']:.4f})")]
-    if report.get("degradation"):
-        sizes = list(next(iter(report["degradation"].values())).keys())
-        lines += ["", "Degradation (Recall@5 / MRR) by knowledge-base size N:",
-                  f"{'variant':16} " + " ".join(f"{'N=' + n:>13}" for n in sizes)]
-        for name, by_n in report["degradation"].items():
-            lines.append(f"{name:16} " + " ".join(
-                f"{by_n[n]['recall@5']:6.3f}/{by_n[n]['mrr']:.3f}" for n in sizes))
-    grid = report.get("fusion_grid")
-    if grid:
-        lines += ["", "Fusion methods (hca, default α/β):"]
-        for m, r in grid["methods"].items():
-            lines.append(f"  {m:8} R@5 {r['recall@5']:.3f}  MRR {r['mrr']:.3f}  LogRank {r['log_rank']:.3f}")
-    diag = report.get("diagnostics") or {}
-    if diag.get("questions"):
-        lines += ["", (f"Wrong document outranked gold in {diag['wrong_doc_outranked_gold']} of "
-                       f"{len(diag['questions'])} questions ({diag.get('variant')})")]
-        for c in diag.get("confusions", [])[:5]:
-            lines.append(f"  {c['gold']} confused with {c['wrong']}: {c['count']}")
-    return "\n".join(lines)

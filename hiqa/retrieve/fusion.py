@@ -207,66 +207,64 @@ def _filled(values: np.ndarray) -> np.ndarray:
     return np.where(missing, np.nanmin(values), values)
 
 
-def _weighted_sum(
-    dense: np.ndarray, bm25: np.ndarray, bonus: np.ndarray, alpha: float, beta: float
-) -> Contributions:
-    return {"dense": alpha * dense, "bm25": (1 - alpha) * bm25, "keyword": beta * bonus}
+def _linear(alpha: float, beta: float) -> tuple[float, float, float]:
+    return alpha, 1 - alpha, beta
+
+
+def _convex(alpha: float, beta: float) -> tuple[float, float, float]:
+    """``(1-β)α, (1-β)(1-α), β``: the weights sum to 1, so scores stay in [0, 1]."""
+    return (1 - beta) * alpha, (1 - beta) * (1 - alpha), beta
+
+
+def _rrf_weights(alpha: float, beta: float) -> tuple[float, float, float]:
+    """The bonus scaled as if it were a rank-1 hit of a third route, so β means the same "one
+    extra first place" whatever ``RRF_K`` is."""
+    return alpha, 1 - alpha, beta / (RRF_K + 1)
+
+
+def _rrf_share(values: np.ndarray) -> np.ndarray:
+    """A route's reciprocal-rank share ``1 / (k + rank)``."""
+    share: np.ndarray = 1.0 / (RRF_K + route_ranks(values))
+    return share
+
+
+def _as_is(values: np.ndarray) -> np.ndarray:
+    return np.asarray(values, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Combination:
+    """How one fusion method puts the routes together: each route's scores on the fused scale
+    (``scale``, ranx's normalisation), then a weighted sum whose weights come from α and β
+    (``weights``: dense, BM25, keyword bonus)."""
+
+    scale: Callable[[np.ndarray], np.ndarray]
+    weights: Callable[[float, float], tuple[float, float, float]]
+    fill_pending: bool = True
+    """A candidate without a dense score takes its BM25 share (not under ``raw``, the paper's
+    code, which scores it as the route's worst)."""
+
+
+METHODS: dict[FusionMethod, Combination] = {
+    FusionMethod.MINMAX: Combination(minmax, _linear),
+    FusionMethod.ZSCORE: Combination(zscore, _linear),
+    FusionMethod.CC: Combination(minmax, _convex),
+    FusionMethod.RRF: Combination(_rrf_share, _rrf_weights),
+    FusionMethod.RAW: Combination(_as_is, _linear, fill_pending=False),
+}
+"""The one dispatch: ``fuse`` and ``within_named`` both read the method's combination here."""
 
 
 def _routes(raw_dense: np.ndarray, raw_bm25: np.ndarray,
-            norm: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Both routes normalised, a pending dense score replaced by the candidate's BM25 one."""
-    bm25 = norm(_filled(raw_bm25))
-    dense = norm(_filled(raw_dense))
+            how: Combination) -> tuple[np.ndarray, np.ndarray]:
+    """Both routes on the fused scale, a pending dense score replaced by the candidate's BM25
+    share."""
+    bm25 = how.scale(_filled(raw_bm25))
+    dense = how.scale(_filled(raw_dense))
     pending = np.isnan(np.asarray(raw_dense, dtype=np.float64))
-    if pending.any() and not pending.all():
+    if how.fill_pending and pending.any() and not pending.all():
         dense = np.where(pending, bm25, dense)
     return dense, bm25
-
-
-def _fuse_minmax(c: Candidates, alpha: float, beta: float) -> Contributions:
-    dense, bm25 = _routes(c.dense, c.bm25, minmax)
-    return _weighted_sum(dense, bm25, keyword_bonus(c.matches), alpha, beta)
-
-
-def _fuse_zscore(c: Candidates, alpha: float, beta: float) -> Contributions:
-    dense, bm25 = _routes(c.dense, c.bm25, zscore)
-    return _weighted_sum(dense, bm25, keyword_bonus(c.matches), alpha, beta)
-
-
-def _fuse_raw(c: Candidates, alpha: float, beta: float) -> Contributions:
-    """The paper's original code: no normalisation, so BM25's larger scale dominates."""
-    return _weighted_sum(_filled(c.dense), _filled(c.bm25), keyword_bonus(c.matches), alpha, beta)
-
-
-def _fuse_cc(c: Candidates, alpha: float, beta: float) -> Contributions:
-    """Convex combination: weights ``(1-β)α, (1-β)(1-α), β`` sum to 1, so scores stay in [0, 1]."""
-    dense, bm25 = _routes(c.dense, c.bm25, minmax)
-    return _weighted_sum((1 - beta) * dense, (1 - beta) * bm25, keyword_bonus(c.matches), alpha,
-                         beta)
-
-
-def _fuse_rrf(c: Candidates, alpha: float, beta: float) -> Contributions:
-    """Weighted RRF: ``α/(k + r_dense) + (1-α)/(k + r_bm25) + β·bonus/(k + 1)``.
-
-    The bonus is scaled as if it were a rank-1 hit of a third route, so β means the same
-    "one extra first place" whatever k is.
-    """
-    dense, bm25 = _routes(c.dense, c.bm25, lambda v: route_ranks(v).astype(np.float64))
-    return {
-        "dense": alpha / (RRF_K + dense),
-        "bm25": (1 - alpha) / (RRF_K + bm25),
-        "keyword": beta * keyword_bonus(c.matches) / (RRF_K + 1),
-    }
-
-
-_METHODS: dict[FusionMethod, Callable[[Candidates, float, float], Contributions]] = {
-    FusionMethod.MINMAX: _fuse_minmax,
-    FusionMethod.ZSCORE: _fuse_zscore,
-    FusionMethod.RRF: _fuse_rrf,
-    FusionMethod.CC: _fuse_cc,
-    FusionMethod.RAW: _fuse_raw,
-}
 
 
 def fuse(
@@ -287,7 +285,11 @@ def fuse(
     if isinstance(method, str) and not isinstance(method, FusionMethod):
         method = FusionMethod.from_str(method)
     alpha, beta = check_alpha(alpha), check_beta(beta, method.value)
-    contributions = _METHODS[method](candidates, float(alpha), float(beta))
+    how = METHODS[method]
+    dense, bm25 = _routes(candidates.dense, candidates.bm25, how)
+    w_dense, w_bm25, w_keyword = how.weights(float(alpha), float(beta))
+    contributions = {"dense": w_dense * dense, "bm25": w_bm25 * bm25,
+                     "keyword": w_keyword * keyword_bonus(candidates.matches)}
     for array in contributions.values():
         array.setflags(write=False)
     scores = contributions["dense"] + contributions["bm25"] + contributions["keyword"]
@@ -309,16 +311,6 @@ def fuse(
         alpha=float(alpha),
         beta=float(beta),
     )
-
-
-_NORMS: dict[FusionMethod, Callable[[np.ndarray], np.ndarray]] = {
-    FusionMethod.MINMAX: minmax,
-    FusionMethod.ZSCORE: zscore,
-    FusionMethod.CC: minmax,
-    FusionMethod.RRF: lambda v: 1.0 / (RRF_K + route_ranks(v)),
-    FusionMethod.RAW: lambda v: v,
-}
-"""Each method's scale for one route's scores (the RRF term is the route's share per rank)."""
 
 
 def names_reorder(c: Candidates, beta: float) -> bool:
@@ -347,10 +339,11 @@ def within_named(order: np.ndarray, scores: np.ndarray, c: Candidates, method: F
     rows = ~np.isnan(c.unnamed_bm25)
     if not rows.any():
         return order
-    dense, bm25 = _routes(c.unnamed_dense[rows], c.unnamed_bm25[rows], _NORMS[method])
-    weight = 1 - beta if method is FusionMethod.CC else 1.0
+    how = METHODS[method]
+    dense, bm25 = _routes(c.unnamed_dense[rows], c.unnamed_bm25[rows], how)
+    w_dense, w_bm25, _ = how.weights(alpha, beta)
     key = scores.copy()
-    key[rows] += weight * (alpha * dense + (1 - alpha) * bm25)
+    key[rows] += w_dense * dense + w_bm25 * bm25
     order = order.copy()
     placed = rows[order]
     for doc in np.unique(c.documents[rows]):
