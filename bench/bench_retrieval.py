@@ -24,7 +24,7 @@ Questions are the dev corpus's real tldr-pages questions.  Measured, warm, per q
   scoped to 10 documents;
 * ``fuse`` on 200 candidates for every fusion method (what a slider move costs);
 * ingest split into the store's upserts, deleting replaced versions, registry writes and the
-  lexical-index build (``hiqa.retrieve.routes.derived``), and reopening the collection in a clean
+  lexical-index build (``hiqa.index.derived.derived``), and reopening the collection in a clean
   process state (``hiqa.index.store.close_all``): registry, shard, saved lexical index, first answer;
 * the lexical route: bm25s (``hiqa.index.lexical.LexicalIndex``, one field) against rank-bm25's
   ``BM25Okapi`` and against Qdrant Edge sparse vectors with the IDF modifier (a second shard),

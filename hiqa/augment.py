@@ -161,7 +161,7 @@ def segment_id(doc_id: str, strategy: str, order: int, piece: int, version: str 
 
     ``version`` (the source file's hash) is part of it, so a changed document's new segments
     never overwrite the old ones: the index swaps versions instead (``hiqa.collection``).  Its
-    first 16 characters count, as in the points' ``version`` and ``store.version_key``, so the
+    first 16 characters count, as in the points' ``version`` and ``index.payload.version_key``, so the
     registry's full hash and the short one give the same id.
     """
     key = f"hiqa\x1f{doc_id}\x1f{strategy}\x1f{order}\x1f{piece}\x1f{version[:16]}"

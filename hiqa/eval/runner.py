@@ -60,7 +60,7 @@ VARIANTS: dict[str, tuple[str, str]] = {
     "full": ("hca", "full"),
 }
 DEFAULT_DISTRACTORS = (1, 5, 10, 20, 40, 80)
-FUSION_METHODS = ("minmax", "zscore", "rrf", "cc", "raw")
+FUSION_METHODS = tuple(m.value for m in FusionMethod)
 GRID_ALPHAS = tuple(round(a, 1) for a in np.linspace(0, 1, 11))
 GRID_BETAS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0)
 Progress = Callable[[str, int, int], None]

@@ -170,7 +170,7 @@ def ingest(parts: Parts, paths: Iterable[str | os.PathLike[str]], *,
            progress: Progress | None = None, root: str | os.PathLike[str] | None = None,
            force: bool = False, prepare: Callable[[Document], Document] | None = None,
            dense: str = "now") -> list[IngestResult]:
-    """Add or update documents (see ``Collection.ingest``)."""
+    """Add or update documents (``Collection.ingest`` documents the arguments)."""
     if dense not in DENSE_MODES:
         raise ParameterError(f"dense must be one of {', '.join(DENSE_MODES)}, not {dense!r}")
     progress = progress or (lambda *a: None)
@@ -186,7 +186,7 @@ def ingest(parts: Parts, paths: Iterable[str | os.PathLike[str]], *,
         last_commit = time.monotonic()
         staged = StagedFiles()  # the Markdown copies and figures of the pending documents
         # what tells each document apart, counted over the collection as documents come in
-        # (the final counts are the registry's: Collection.refresh_identity in _finalize)
+        # (the final counts are the registry's: index.keywords.refresh_identity in _finalize)
         identities = Identities(identity_candidates(parts.registry))
         progress("done", "", 0, len(files))
         with Preparer(parts.strategy, len(jobs), hook=prepare, lock=lock) as preparer:

@@ -253,7 +253,7 @@ def _command(strategy: str) -> list[str]:
 
 
 def _start(strategy: str, lock: int | None = None) -> subprocess.Popen[bytes]:
-    """The helper, given the descriptor of the ingest's lock (``ingest.ingest_lock``) when
+    """The helper, given the descriptor of the ingest's lock (``index.lock.ingest_lock``) when
     there is one: it shares the lock, so a helper still saving the lexical index after the
     ingest's process was killed keeps the next ingest out until it is done."""
     here = str(Path(__file__).resolve().parents[2])  # the folder holding this hiqa package

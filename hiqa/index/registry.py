@@ -11,7 +11,7 @@ file only when it changed on disk (one ``stat``).
 ``ingest.journal`` beside it records, before any point is written, which ``doc_version`` keys an
 ingest (or a removal) is about to touch.  Points whose key is neither registered nor journaled
 were not left by HiQA, so the orphan sweep does not delete them on its own authority
-(``hiqa.index.ingest.sweep_orphans``; ``hiqa repair``).
+(``hiqa.index.orphans.sweep_orphans``; ``hiqa repair``).
 """
 from __future__ import annotations
 
