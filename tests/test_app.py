@@ -12,7 +12,7 @@ from pathlib import Path
 import pdf_fixtures as fx
 import pytest
 import streamlit as st
-from index_fixtures import DOCS, data_and_corpus, unseen_documents
+from index_fixtures import DOCS, app_env, data_and_corpus, run_app, unseen_documents
 from llm_server import ScriptedServer
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.testing.v1 import AppTest
@@ -51,9 +51,7 @@ def data_dir(tmp_path_factory, embed_cache):
         (corpus / name).write_text(text, encoding="utf-8")
     (corpus / "hash.md").write_text(HASH_DOC, encoding="utf-8")
     with pytest.MonkeyPatch.context() as mp:
-        for var in ("HIQA_QDRANT_URL", "HIQA_LLM_BASE_URL", "HIQA_LLM_MODEL"):
-            mp.delenv(var, raising=False)
-        mp.setenv("HIQA_DATA_DIR", str(data))
+        app_env(mp, data)
         col = Collection("docs", Settings(data_dir=data), create=True)
         col.ingest([corpus])
         yield data
@@ -64,13 +62,8 @@ def data_dir(tmp_path_factory, embed_cache):
 
 @pytest.fixture()
 def app(data_dir, monkeypatch):
-    monkeypatch.setenv("HIQA_DATA_DIR", str(data_dir))
-    for var in ("HIQA_QDRANT_URL", "HIQA_LLM_BASE_URL", "HIQA_LLM_MODEL"):
-        monkeypatch.delenv(var, raising=False)
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    app_env(monkeypatch, data_dir)
+    return run_app()
 
 
 def texts(elements) -> str:
@@ -117,13 +110,10 @@ def test_first_start_builds_the_demo_under_one_moving_bar(tmp_path, monkeypatch)
     for page in sorted((shipped / "docs").iterdir())[:4]:
         shutil.copy(page, demo / "docs" / page.name)
     shutil.copy(shipped / "embeddings.sqlite3", demo / "embeddings.sqlite3")
-    for var in ("HIQA_QDRANT_URL", "HIQA_LLM_BASE_URL", "HIQA_LLM_MODEL"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HIQA_DATA_DIR", str(tmp_path / "data"))
+    app_env(monkeypatch, tmp_path / "data")
     monkeypatch.setenv("HIQA_DEMO_DIR", str(demo))
     sent = record_progress(monkeypatch)
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-    assert not at.exception, at.exception
+    at = run_app()
     assert at.session_state["hiqa_collection"] == "demo"
     pattern = re.compile(r"Building the demo collection: segments \d+/~?\d+ embedded · "
                          r"(\d)/4 documents · [\d.]+/s · ETA \S+")

@@ -7,19 +7,15 @@ from __future__ import annotations
 
 import json
 import threading
-from pathlib import Path
 
 import pytest
 import streamlit as st
-from index_fixtures import DOCS
-from streamlit.testing.v1 import AppTest
+from index_fixtures import DOCS, app_env, run_app
 
 from hiqa.cli import main as cli
 from hiqa.collection import Collection
 from hiqa.index import store
 from hiqa.index.background import dense_worker
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 def run(settings, *words: str) -> int:
@@ -94,9 +90,7 @@ def pending_app(tmp_path, embed_cache, monkeypatch):
             f"sampling divider to {i * 37 + j} and the watchdog period to {j * 11 + i} ms."
             for j in range(8))
         (corpus / f"unit-{i:03d}.md").write_text(f"# Unit U{i:03d}\n\n{sections}\n")
-    monkeypatch.setenv("HIQA_DATA_DIR", str(data))
-    for var in ("HIQA_QDRANT_URL", "HIQA_LLM_BASE_URL", "HIQA_LLM_MODEL"):
-        monkeypatch.delenv(var, raising=False)
+    app_env(monkeypatch, data)
     from hiqa.settings import Settings
 
     col = Collection("later", Settings(data_dir=data), create=True)
@@ -108,8 +102,7 @@ def pending_app(tmp_path, embed_cache, monkeypatch):
 
 
 def test_the_app_answers_while_the_dense_route_fills_in(pending_app):
-    at = AppTest.from_file(APP, default_timeout=120).run()
-    assert not at.exception, at.exception
+    at = run_app()
     assert at.title[0].value == "Chat"
     from app_pages._shared import open_collection
 

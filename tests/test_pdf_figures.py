@@ -13,9 +13,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 import streamlit as st
-from index_fixtures import data_and_corpus
+from index_fixtures import app_env, data_and_corpus, run_app
 from pdf_fixtures import LEFT, LOREM, Writer
-from streamlit.testing.v1 import AppTest
 
 from hiqa.augment import segment_document
 from hiqa.collection import Collection
@@ -23,7 +22,6 @@ from hiqa.formats import load_document
 from hiqa.index import store
 from hiqa.settings import Settings
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 CAPTION = "Figure 1: Impeller housing of the coolant pump, seen from below"
 REFERRING = "Figure 1 shows the impeller housing with its three mounting bolts."
 LOGO_COLOUR = (200, 0, 0)
@@ -156,9 +154,7 @@ def data_dir(tmp_path_factory, embed_cache):
     data, corpus = data_and_corpus(root, embed_cache)
     figure_pdf(corpus)
     with pytest.MonkeyPatch.context() as mp:
-        for var in ("HIQA_QDRANT_URL", "HIQA_LLM_BASE_URL", "HIQA_LLM_MODEL"):
-            mp.delenv(var, raising=False)
-        mp.setenv("HIQA_DATA_DIR", str(data))
+        app_env(mp, data)
         Collection("figs", Settings(data_dir=data), create=True).ingest([corpus])
         yield data
     st.cache_resource.clear()
@@ -186,13 +182,8 @@ def test_figure_is_retrievable_and_its_picture_is_stored(data_dir):
 
 @pytest.fixture()
 def app(data_dir, monkeypatch):
-    monkeypatch.setenv("HIQA_DATA_DIR", str(data_dir))
-    for var in ("HIQA_QDRANT_URL", "HIQA_LLM_BASE_URL", "HIQA_LLM_MODEL"):
-        monkeypatch.delenv(var, raising=False)
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    app_env(monkeypatch, data_dir)
+    return run_app()
 
 
 def test_chat_evidence_and_segments_page_show_the_figure(app):

@@ -17,7 +17,7 @@ from hiqa.handles import HANDLES
 from hiqa.index.parts import Parts
 from hiqa.index.payload import StoredVersions
 from hiqa.index.registry import Registry
-from hiqa.index.store import Store, is_embedded, open_store
+from hiqa.index.store import Store, get_client, is_embedded, open_store
 from hiqa.settings import Settings
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -38,8 +38,6 @@ def list_collections(settings: Settings | None = None) -> list[str]:
     settings = settings or Settings()
     names = {p.parent.name for p in (settings.data_dir / "collections").glob("*/meta.json")}
     if not is_embedded(settings):
-        from hiqa.index.store import get_client
-
         names |= {c.name[len("hiqa__"):] for c in get_client(settings).get_collections().collections
                   if c.name.startswith("hiqa__")}
     return sorted(names)

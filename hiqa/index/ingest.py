@@ -32,6 +32,7 @@ import numpy as np
 from hiqa.augment import SEGMENT_FORMAT
 from hiqa.errors import DocumentError, HiqaError, ParameterError
 from hiqa.faults import checkpoint
+from hiqa.formats import SUPPORTED_EXTENSIONS, save_figures
 from hiqa.formats.fidelity import fidelity
 from hiqa.index.derived import derived
 from hiqa.index.keywords import identity_candidates, refresh_identity, sources_for
@@ -116,8 +117,6 @@ def expand(paths: Iterable[str | os.PathLike[str]],
     all the inputs (a folder given alone is its own root), so ``a/readme.md`` and
     ``b/readme.md`` ingested together stay two documents.
     """
-    from hiqa.formats import SUPPORTED_EXTENSIONS
-
     inputs = [Path(p) for p in paths]
     if root is not None:
         base = Path(root)
@@ -312,8 +311,6 @@ def _write_one(parts: Parts, job: Job, ready: Prepared, progress: Progress,
                embed: bool, files: StagedFiles) -> tuple[dict[str, Any], IngestResult]:
     """Embed and write one prepared document; its Markdown copy and figures are staged in
     ``files`` (published by the commit that registers it)."""
-    from hiqa.formats import save_figures
-
     doc_id, version, doc = job.doc_id, job.version, ready.doc
     assert doc is not None
     progress("segment", doc_id, 0, 1)

@@ -29,9 +29,13 @@ from itertools import chain
 from pathlib import Path
 from typing import IO, Any, Self
 
+from hiqa.augment import segment_document
 from hiqa.errors import DocumentError, HiqaError
+from hiqa.formats import load_document
 from hiqa.index.lexical import LexicalIndex
-from hiqa.index.terms import TermCounter, Terms, gather_terms
+from hiqa.index.payload import version_key
+from hiqa.index.terms import TermCounter, Terms, gather_terms, lexical_text
+from hiqa.keywords.rules import document_candidates
 from hiqa.model import Document, Segment
 
 HELPER_FROM = 8
@@ -68,12 +72,6 @@ class Prepared:
 def prepare(job: Job, strategy: str, counter: TermCounter,
             hook: Callable[[Document], Document] | None = None) -> Prepared:
     """Format and segment ``job``'s file; its segments' lexical texts go to ``counter``."""
-    from hiqa.augment import segment_document
-    from hiqa.formats import load_document
-    from hiqa.index.payload import version_key
-    from hiqa.index.terms import lexical_text
-    from hiqa.keywords.rules import document_candidates
-
     try:
         doc = load_document(job.path, doc_id=job.doc_id)
         if hook is not None:
