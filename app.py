@@ -28,6 +28,7 @@ from app_pages.ui_helpers import escape_markdown
 from hiqa.collection import list_collections
 from hiqa.errors import HiqaError
 from hiqa.index.progress import IngestProgress
+from hiqa.settings import data_dir_problem
 from hiqa.version import version_line
 
 st.set_page_config(page_title="HiQA", page_icon=":material/account_tree:", layout="wide")
@@ -82,7 +83,10 @@ def sidebar() -> None:
                                "Another folder can be chosen only inside HIQA_ALLOWED_DIRS.")
             chosen = st.session_state[DATA_DIR_KEY]
             if server_paths_allowed() and Path(chosen).resolve() != settings().data_dir.resolve():
-                server_path(chosen, "Data directory")
+                path = server_path(chosen, "Data directory")
+                problem = data_dir_problem(path) if path is not None else None
+                if problem:
+                    st.error(f"Data directory: {escape_markdown(problem)}")
             if not Path(str(settings().data_dir)).exists():
                 st.caption("This folder does not exist yet; it is created on the first ingest.")
         names = collection_names()

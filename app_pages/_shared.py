@@ -7,7 +7,9 @@ through it, the embedder.
 from __future__ import annotations
 
 import hmac
+import math
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,11 +21,14 @@ from hiqa.collection import Collection, list_collections
 from hiqa.errors import HiqaError
 from hiqa.index.background import dense_worker, start_dense_worker
 from hiqa.model import Segment
-from hiqa.settings import Settings
+from hiqa.settings import Settings, data_dir_problem
 
 DATA_DIR_KEY = "hiqa_data_dir"
 COLLECTION_KEY = "hiqa_collection"
 AUTH_KEY = "hiqa_signed_in"
+FAILURES_KEY = "hiqa_login_failures"
+LOCKED_KEY = "hiqa_login_locked_until"
+MAX_LOGIN_DELAY_S = 60
 PENDING_KEY = "hiqa_switch_to"
 """A collection to select on the next run (a widget's key cannot change once it is drawn)."""
 
@@ -31,16 +36,18 @@ PENDING_KEY = "hiqa_switch_to"
 def settings() -> Settings:
     """Settings from the environment, with the data dir chosen in the sidebar (if any).
 
-    A chosen folder counts only inside ``HIQA_ALLOWED_DIRS`` (see ``server_path``).
+    A chosen folder counts only inside ``HIQA_ALLOWED_DIRS`` (see ``server_path``), resolved,
+    and only when it is empty or a HiQA data dir (``data_dir_problem``).
     """
     base = Settings()
     chosen = st.session_state.get(DATA_DIR_KEY)
     if not chosen or Path(chosen).expanduser().resolve() == base.data_dir.resolve():
         return base
     try:
-        return base.with_data_dir(allowed_server_path(chosen, base.allowed_dirs))
+        path = allowed_server_path(chosen, base.allowed_dirs)
     except PathNotAllowed:
         return base
+    return base if data_dir_problem(path) else base.with_data_dir(path)
 
 
 def server_path(raw: str, what: str, *, extra: tuple[Path, ...] = ()) -> Path | None:
@@ -86,11 +93,27 @@ def require_login() -> None:
                               help="This HiQA server is shared; ask its owner for the password")
         submitted = st.form_submit_button("Sign in", type="primary")
     if submitted:
+        wait = st.session_state.get(LOCKED_KEY, 0.0) - time.monotonic()
+        if wait > 0:  # not even compared: guessing stays as slow as the delay says
+            st.error(f"Too many wrong passwords; try again in {math.ceil(wait)} s.")
+            st.stop()
         if hmac.compare_digest(given.encode(), password.encode()):
             st.session_state[AUTH_KEY] = True
+            st.session_state.pop(FAILURES_KEY, None)
             st.rerun()
-        st.error("Wrong password.")
+        failures = st.session_state.get(FAILURES_KEY, 0) + 1
+        delay = login_delay(failures)
+        st.session_state[FAILURES_KEY] = failures
+        st.session_state[LOCKED_KEY] = time.monotonic() + delay
+        st.error(f"Wrong password. Try again in {delay:g} s.")
     st.stop()
+
+
+def login_delay(failures: int) -> float:
+    """Seconds before the next attempt after ``failures`` wrong passwords in a session: 1, 2, 4,
+    ... up to a minute, so a script guessing through one session makes at most ~60 guesses an
+    hour once it is past the first few."""
+    return float(min(2 ** (failures - 1), MAX_LOGIN_DELAY_S))
 
 
 @st.cache_resource(show_spinner=False)

@@ -103,3 +103,22 @@ class EmbedderName(Enum):
         except ValueError:
             valid = ", ".join(m.value for m in cls)
             raise EmbeddingError(f"unknown embedder {name!r}; choose one of: {valid}") from None
+
+
+DATA_DIR_MARKS = ("collections", "store", "qdrant")
+"""What only a HiQA data dir holds: registries, the embedded store, the old local-mode store."""
+
+
+def data_dir_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be a data dir (None when it can): a folder of other files, such as a
+    documents folder, would get HiQA's store and copies written into it."""
+    if not path.exists():
+        return None
+    if not path.is_dir():
+        return f"{path} is not a folder"
+    entries = sorted(p.name for p in path.iterdir())
+    if not entries or any(mark in entries for mark in DATA_DIR_MARKS):
+        return None
+    shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
+    return (f"{path} holds other files ({shown}) and is not a HiQA data directory; choose an "
+            "empty folder or one HiQA made")

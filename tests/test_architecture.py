@@ -19,7 +19,7 @@ UI_PACKAGES = {"streamlit", "plotly"}
 LAYERS = [
     # shared leaves: types, errors, settings, file helpers, the process's handle cache, the
     # OpenAI-compatible client (the formatter, keywords and answers all call it)
-    {"errors", "settings", "model", "files", "faults", "tokenize", "handles", "llm"},
+    {"errors", "checks", "settings", "model", "files", "faults", "tokenize", "handles", "llm"},
     {"formats"},               # Markdown Formatter: every source -> Markdown + heading tree
     {"augment"},               # HCA: cascaded paths, splitting
     {"embed", "keywords", "version"},  # embedders; what tells a document apart

@@ -15,6 +15,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +64,10 @@ def env(tmp_path_factory, embed_cache):
         "# Café\n\n## Notes\n\nCeci est très, très important pour le système français.\n"
         .encode("latin-1"))
     (files / "report.docx").write_bytes(b"PK\x03\x04 not supported")
+    for codec, bom in (("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"),
+                       ("utf-32-le", b"\xff\xfe\x00\x00")):  # as Windows tools save them
+        (files / f"{codec}.md").write_bytes(bom + UTF16_TEXT.encode(codec))
+    (files / "broken-utf16.md").write_bytes(b"\xff\xfe" + "# Caf".encode("utf-16-le") + b"\x00\xd8")
     (files / "moved.html").write_text(  # rustdoc, Sphinx: an old URL kept as a redirect stub
         '<html><head><meta http-equiv="refresh" content="0;URL=new.html"><title>Redirection'
         '</title></head><body><p>Redirecting to <a href="new.html">new.html</a>...</p></body>'
@@ -76,6 +81,8 @@ def env(tmp_path_factory, embed_cache):
     (files / "not-utf8.csv").write_bytes("doc,keyword\nwc.1.md,caf\xe9\n".encode("latin-1"))
     (files / "no-rows.csv").write_text("doc,keyword\nonly-one-column\n")
     (files / "a-file").write_text("not a folder")
+    (files / "linked").mkdir()  # a documents folder holding a link to a system file
+    (files / "linked" / "passwd.txt").symlink_to("/etc/passwd")
     (files / "badcache").mkdir()
     (files / "badcache" / "embeddings.sqlite3").write_bytes(b"this is not a database" * 100)
     (files / "deep.pdf").write_bytes(_deep_outline_pdf())
@@ -156,15 +163,15 @@ CLI = [
     Case("search alpha inf", "cli", r"alpha must be in \[0, 1\].*got inf",
          argv=Q("--alpha", "inf")),
     Case("search beta -1", "cli", r"beta must be >= 0.*got -1", argv=Q("--beta", "-1")),
-    Case("search beta nan", "cli", r"beta must be >= 0 and finite.*got nan",
+    Case("search beta nan", "cli", r"beta must be >= 0.*got nan",
          argv=Q("--beta", "nan")),
-    Case("search beta inf", "cli", r"beta must be >= 0 and finite.*got inf",
+    Case("search beta inf", "cli", r"beta must be >= 0.*got inf",
          argv=Q("--beta", "inf")),
     Case("search cc beta 1.5", "cli", r"beta must be in \[0, 1\] for the convex combination",
          argv=Q("--method", "cc", "--beta", "1.5")),
-    Case("search k 0", "cli", r"k \(number of results\) must be at least 1, got 0",
+    Case("search k 0", "cli", r"k \(number of results\) must be >= 1, got 0",
          argv=Q("-k", "0")),
-    Case("search k -1", "cli", r"must be at least 1, got -1", argv=Q("-k", "-1")),
+    Case("search k -1", "cli", r"must be >= 1, got -1", argv=Q("-k", "-1")),
     Case("search k not a number", "cli", r"invalid int value: 'ten'", argv=Q("-k", "ten")),
     Case("search unknown method", "cli", r"invalid choice: 'borda'", argv=Q("--method", "borda")),
     Case("search empty question", "cli", r"the question is empty", argv=S("   ")),
@@ -175,14 +182,33 @@ CLI = [
          argv=("search", "x", "-c", "docs\n")),
     Case("collection name with path", "cli", r"invalid collection name '\.\./docs'",
          argv=("search", "x", "-c", "../docs")),
-    Case("space k 0", "cli", r"-k \(neighbours for the purity\) must be at least 1, got 0",
+    Case("space k 0", "cli", r"-k \(neighbours for the purity\) must be >= 1, got 0",
          argv=("space", "-c", "docs", "-k", "0")),
     Case("ask alpha 2", "cli", r"alpha must be in \[0, 1\]", argv=A("--alpha", "2")),
-    Case("ask k 0", "cli", r"must be at least 1, got 0", argv=A("-k", "0")),
+    Case("ask k 0", "cli", r"must be >= 1, got 0", argv=A("-k", "0")),
     Case("preset alpha 5 beta -3", "cli", r"alpha must be in \[0, 1\].*got 5",
          argv=("preset", "-c", "docs", "--alpha", "5", "--beta", "-3")),
-    Case("preset beta nan", "cli", r"beta must be >= 0 and finite",
+    Case("preset beta nan", "cli", r"beta must be >= 0",
          argv=("preset", "-c", "docs", "--beta", "nan")),
+    # every numeric option goes through hiqa.checks.check_number (issue #33: --batch 0 hung,
+    # --batch -3 ended in an OverflowError "this is a bug")
+    Case("embed batch 0", "cli", r"batch must be in \[1, 4096\] \(texts per embedding batch\), "
+         r"got 0", argv=("embed", "-c", "docs", "--batch", "0")),
+    Case("embed batch -3", "cli", r"batch must be in \[1, 4096\].*got -3",
+         argv=("embed", "-c", "docs", "--batch", "-3")),
+    Case("embed batch huge", "cli", r"batch must be in \[1, 4096\].*got 1e\+06",
+         argv=("embed", "-c", "docs", "--batch", "1000000")),
+    Case("eval gamma 0", "cli", r"gamma must be in \[0\.01, 1000\] \(Log-Rank's rank discount",
+         argv=("eval", "--corpus", "{files}", "--questions", "{files}/q.jsonl", "--gamma", "0")),
+    Case("eval gamma nan", "cli", r"gamma must be in \[0\.01, 1000\].*got nan",
+         argv=("eval", "--corpus", "{files}", "--questions", "{files}/q.jsonl", "--gamma", "nan")),
+    Case("eval distractors -5", "cli", r"distractors must be in \[0, 100000\].*got -5",
+         argv=("eval", "--corpus", "{files}", "--questions", "{files}/q.jsonl",
+               "--distractors", "-5")),
+    Case("eval seed -1", "cli", r"seed must be >= 0, got -1",
+         argv=("eval", "--corpus", "{files}", "--questions", "{files}/q.jsonl", "--seed", "-1")),
+    Case("eval alpha 3", "cli", r"alpha must be in \[0, 1\].*got 3",
+         argv=("eval", "--corpus", "{files}", "--questions", "{files}/q.jsonl", "--alpha", "3")),
     Case("ingest FIFO named .md", "cli",
          r"pipe\.md.*\n.*error: not a regular file \(a named pipe \(FIFO\)\)",
          code=1, argv=("ingest", "{files}/pipe.md", "-c", "docs")),
@@ -196,6 +222,10 @@ CLI = [
          r"target", code=1, argv=("ingest", "{files}/moved.html", "-c", "docs")),
     Case("ingest frameset page", "cli", r"error: .*no text could be extracted", code=1,
          argv=("ingest", "{files}/frames.html", "-c", "docs")),
+    # issue #33: a link inside an ingested folder to a file outside it was indexed
+    Case("ingest folder with a link outside it", "cli", r"passwd\.txt +skipped(.|\n)*error: a link "
+         r"to /etc/passwd, outside the folder being ingested", code=0,
+         argv=("ingest", "{files}/linked", "-c", "docs")),
     Case("ingest unsupported type", "cli", r"unsupported file type '\.docx'", code=1,
          argv=("ingest", "{files}/report.docx", "-c", "docs")),
     Case("ingest missing file", "cli", r"cannot read: No such file or directory", code=1,
@@ -303,6 +333,19 @@ def _latin1(env: dict[str, Any]) -> Any:
     raise HiqaError("; ".join(doc.warnings))
 
 
+UTF16_TEXT = "# Café guide\n\n## Setup\n\nInstall the café machine with the green lever.\n"
+
+
+def _bom(codec: str) -> Callable[[dict[str, Any]], Any]:
+    def read(env: dict[str, Any]) -> Any:
+        from hiqa.formats import load_document
+
+        doc = load_document(env["files"] / f"{codec}.md")
+        assert doc.title == "Café guide" and "green lever" in doc.markdown
+        raise HiqaError("; ".join(doc.warnings))
+    return read
+
+
 def _deep_pdf(env: dict[str, Any]) -> Any:
     from hiqa.formats import load_document
 
@@ -333,11 +376,11 @@ def _save_bad_preset(env: dict[str, Any]) -> Any:
 API = [
     Case("search alpha 2", "api", r"alpha must be in \[0, 1\]", code=0, error=ParameterError,
          call=lambda env: _col(env).search(KNOWN_QUESTION, alpha=2)),
-    Case("search beta inf", "api", r"beta must be >= 0 and finite", code=0, error=ParameterError,
+    Case("search beta inf", "api", r"beta must be >= 0", code=0, error=ParameterError,
          call=lambda env: _col(env).search(KNOWN_QUESTION, beta=float("inf"))),
-    Case("search k 0", "api", r"must be at least 1, got 0", code=0, error=ParameterError,
+    Case("search k 0", "api", r"must be >= 1, got 0", code=0, error=ParameterError,
          call=lambda env: _col(env).search(KNOWN_QUESTION, k=0)),
-    Case("rank k -1", "api", r"must be at least 1, got -1", code=0, error=ParameterError,
+    Case("rank k -1", "api", r"must be >= 1, got -1", code=0, error=ParameterError,
          call=lambda env: _result(env).rank("minmax", 0.5, 0.2, -1)),
     Case("rank k 2.5", "api", r"must be a whole number >= 1, got 2\.5", code=0,
          error=ParameterError, call=lambda env: _result(env).rank("minmax", 0.5, 0.2, 2.5)),
@@ -358,6 +401,16 @@ API = [
          error=CollectionError, call=lambda env: check_name("nl\n")),
     Case("Latin-1 text", "api", r"latin1\.md: not UTF-8; decoded as cp1252", code=0,
          call=_latin1),
+    # issue #33: a UTF-16 file with a byte-order mark was refused as "does not look like text"
+    Case("UTF-16 LE with BOM", "api", r"utf-16-le\.md: decoded as UTF-16 \(byte-order mark\)",
+         code=0, call=_bom("utf-16-le")),
+    Case("UTF-16 BE with BOM", "api", r"decoded as UTF-16 \(byte-order mark\)", code=0,
+         call=_bom("utf-16-be")),
+    Case("UTF-32 LE with BOM", "api", r"decoded as UTF-32 \(byte-order mark\)", code=0,
+         call=_bom("utf-32-le")),
+    Case("UTF-16 BOM, broken text", "cli", r"error: starts with a UTF-16 byte-order mark but is "
+         r"not UTF-16 text.*save it as UTF-8", code=1,
+         argv=("ingest", "{files}/broken-utf16.md", "-c", "docs")),
     Case("binary read as text", "api", r"looks like a binary file", code=0, error=DocumentError,
          call=lambda env: decode_bytes(b"\x00\xff" * 10, "x.txt")),
     Case("PDF outline 10,000 deep", "api", r"nested too deeply to read", code=0, call=_deep_pdf),
@@ -456,6 +509,18 @@ def _app_data_dir_outside(env: dict[str, Any]) -> str:
     return _shown(at)
 
 
+def _app_data_dir_is_a_docs_folder(env: dict[str, Any]) -> str:
+    """Issue #33: an allowed folder of documents was accepted as the data dir, and the demo was
+    written into it."""
+    docs = env["root"] / "corpus"
+    before = sorted(p.name for p in docs.iterdir())
+    at = _app(env, HIQA_ALLOWED_DIRS=str(env["root"]))
+    at.sidebar.text_input(key="hiqa_data_dir").set_value(str(docs)).run()
+    assert at.sidebar.selectbox(key="hiqa_collection").value == "docs"  # still the real dir
+    assert sorted(p.name for p in docs.iterdir()) == before  # nothing written into it
+    return _shown(at)
+
+
 def _app_data_dir_off(env: dict[str, Any]) -> str:
     at = _app(env)
     box = at.sidebar.text_input(key="hiqa_data_dir")
@@ -475,6 +540,15 @@ def _app_password(env: dict[str, Any]) -> str:
     _by_label(at.button, "Sign in").click().run()
     assert not at.chat_input
     shown = _shown(at)
+    # issue #33: no throttling. Now the next attempt waits (the right password too), growing
+    _by_label(at.text_input, "Password").set_value("open sesame")
+    _by_label(at.button, "Sign in").click().run()
+    assert not at.chat_input and "Too many wrong passwords; try again in 1 s" in _shown(at)
+    time.sleep(1.1)
+    _by_label(at.text_input, "Password").set_value("guess again")
+    _by_label(at.button, "Sign in").click().run()
+    assert "Wrong password. Try again in 2 s" in _shown(at)
+    time.sleep(2.1)
     _by_label(at.text_input, "Password").set_value("open sesame")
     _by_label(at.button, "Sign in").click().run()
     assert at.title[0].value == "Chat" and at.chat_input
@@ -544,9 +618,12 @@ APP_CASES = [
          code=0, call=_app_eval_questions_off),
     Case("app: data dir outside the allowed roots", "app", r"Data directory: / is outside the "
          r"folders", code=0, call=_app_data_dir_outside),
+    Case("app: data dir is a folder of documents", "app", r"corpus holds other files .* and is "
+         r"not a HiQA data directory", code=0, call=_app_data_dir_is_a_docs_folder),
     Case("app: data dir without HIQA_ALLOWED_DIRS", "app", r"can be chosen only inside "
          r"HIQA_ALLOWED_DIRS", code=0, call=_app_data_dir_off),
-    Case("app: wrong password", "app", r"Wrong password", code=0, call=_app_password),
+    Case("app: wrong password", "app", r"Wrong password\. Try again in 1 s", code=0,
+         call=_app_password),
     Case("app: OIDC login configured, not logged in", "app", r"Log in required", code=0,
          call=_app_oidc_login),
     Case("app: lexicon with an unterminated quote", "app", r"line 3: a quote .* is opened and "

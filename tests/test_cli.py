@@ -237,3 +237,38 @@ def test_ingest_names_documents_an_older_hiqa_segmented(settings, corpus, capsys
     assert col.older_format() == []
     tail = next(s for s in col.segments() if s.doc_id == "tail.1.md" and s.path[-1] == "OPTIONS")
     assert tail.augmented_text.split("\n")[1] == "tail - output the last part of files"
+
+
+def _no_constants(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def test_every_json_output_is_strict_json(settings, corpus, tmp_path, capsys):
+    """What ``--json`` prints (and ``preset``, which prints JSON always) parses with NaN and
+    Infinity refused: a missing score is null.  Before #33 ``search --json`` printed ``NaN``
+    for the content-vector score no search computes."""
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps({"id": "q1", "question": "follow appended data",
+                                     "gold": [{"doc": "tail.1.md", "section": ["OPTIONS"]}]}))
+    doc = str(corpus / "tail.1.md")
+    argvs = {
+        "ingest": ("ingest", str(corpus), "-c", "man", "--dense", "later"),
+        "structure": ("structure", doc), "segments": ("segments", doc),
+        "collections": ("collections",), "docs": ("docs", "-c", "man"),
+        "repair": ("repair", "-c", "man", "--dry-run"),
+        "title": ("title", "tail.1.md", "tail, the command", "-c", "man"),
+        "search": ("search", "tail: follow appended data", "-c", "man"),
+        "ask": ("ask", "tail: follow appended data", "-c", "man", "--extractive"),
+        "space": ("space", "-c", "man"),
+        "eval": ("eval", "--corpus", str(corpus), "--questions", str(questions),
+                 "--variants", "hca-bm25"),
+    }
+    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert {n for n, p in commands.items() if "--json" in p._option_string_actions} == set(argvs)
+    for name, argv in argvs.items():
+        assert run(settings, *argv, "--json") == 0, name
+        out = capsys.readouterr().out
+        json.loads(out, parse_constant=_no_constants)
+        assert "NaN" not in out and "Infinity" not in out, name
+    assert run(settings, "preset", "-c", "man") == 0
+    json.loads(capsys.readouterr().out, parse_constant=_no_constants)

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import argparse
 import html
-import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from hiqa.cli import jsonout
 from hiqa.cli.index import settings_of
 from hiqa.retrieve.params import FusionMethod
 from hiqa.settings import EmbedderName
@@ -50,15 +50,15 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         print(f"warning: question {q['id']} left out: its gold section is not a section of "
               f"the document ({q['gold']})", file=sys.stderr)
     if args.json:
-        print(json.dumps(report, indent=1, ensure_ascii=False))
+        print(jsonout.dumps(report, indent=1))
     else:
         print(format_report(report))
     if args.out:
-        Path(args.out).write_text(json.dumps(report, indent=1, ensure_ascii=False))
+        Path(args.out).write_text(jsonout.dumps(report, indent=1))
         print(f"wrote {args.out}", file=sys.stderr)
     if args.fusion_grid:
         stem = Path(args.out).with_suffix("") if args.out else Path("fusion-grid")
-        Path(f"{stem}.fusion-grid.json").write_text(json.dumps(report["fusion_grid"], indent=1))
+        Path(f"{stem}.fusion-grid.json").write_text(jsonout.dumps(report["fusion_grid"], indent=1))
         for metric in ("log_rank", "recall@5"):
             Path(f"{stem}.fusion-grid.{metric.replace('@', '')}.html").write_text(
                 grid_html(report["fusion_grid"], metric), encoding="utf-8")

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import shlex
 import shutil
 import sys
@@ -11,6 +10,7 @@ import time
 from typing import TYPE_CHECKING, Any, TextIO
 
 from hiqa.augment import Strategy
+from hiqa.cli import jsonout
 from hiqa.errors import HiqaError
 from hiqa.formats.llm_format import FORMAT_MODES
 from hiqa.index.progress import IngestProgress, eta_text
@@ -115,7 +115,7 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
     for r in results:
         counts[r.status] = counts.get(r.status, 0) + 1
     if args.json:
-        print(json.dumps([r.__dict__ for r in results], ensure_ascii=False, indent=1))
+        print(jsonout.dumps([r.__dict__ for r in results], indent=1))
     else:
         print(f"{'document':40} {'status':9} {'pages':>5} {'sect':>5} {'segs':>5} {'sec':>6}")
         for r in results:
@@ -203,7 +203,7 @@ def _cmd_collections(args: argparse.Namespace) -> int:
                      "strategy": meta.get("strategy", ""), "embedder": meta.get("embedder", ""),
                      "preset": meta.get("preset")})
     if args.json:
-        print(json.dumps(rows, indent=1))
+        print(jsonout.dumps(rows, indent=1))
     elif not rows:
         print("no collections yet; create one with `hiqa ingest PATH --collection NAME`")
     else:
@@ -227,7 +227,7 @@ def _cmd_docs(args: argparse.Namespace) -> int:
              "keywords": KeywordSources.of(m).rows(len(docs))}
             for doc_id, m in sorted(docs.items())]
     if args.json:
-        print(json.dumps(rows, indent=1, ensure_ascii=False))
+        print(jsonout.dumps(rows, indent=1))
         return 0
     if not rows:
         print(f"collection {args.collection!r} has no documents yet")
@@ -248,7 +248,7 @@ def _cmd_repair(args: argparse.Namespace) -> int:
     col = Collection(args.collection, settings_of(args), missing_store_ok=True)
     plan = repair(col.parts, dry_run=args.dry_run)
     if args.json:
-        print(json.dumps({"dry_run": args.dry_run, **dataclasses.asdict(plan)}, indent=1))
+        print(jsonout.dumps({"dry_run": args.dry_run, **dataclasses.asdict(plan)}, indent=1))
         return 0
     head = "would" if args.dry_run else "did"
     for line in plan.lines():
@@ -285,13 +285,13 @@ def _cmd_title(args: argparse.Namespace) -> int:
             return 2
         row = {"doc": args.doc, "title": record.get("title", ""),
                "source": record.get("title_source", "")}
-        print(json.dumps(row, ensure_ascii=False) if args.json
+        print(jsonout.dumps(row) if args.json
               else f"{row['title']}  ({row['source'] or 'title rule'})")
         return 0
     result = col.set_title(args.doc, None if args.reset else args.title)
     row = {"doc": args.doc, "title": col.documents[args.doc]["title"], "status": result.status,
            "segments": result.segments}
-    print(json.dumps(row, ensure_ascii=False) if args.json
+    print(jsonout.dumps(row) if args.json
           else f"{args.doc}: title {row['title']!r}, {result.segments} segments re-embedded")
     return 0
 
@@ -344,10 +344,10 @@ def _cmd_search(args: argparse.Namespace) -> int:
                                      beta=args.beta, k=args.k, doc_ids=args.doc or None)
     print_notes(result, hits, col.weights(args.method, args.alpha, args.beta).beta)
     if args.json:
-        print(json.dumps([{
+        print(jsonout.dumps([{
             "rank": h.rank, "doc": h.segment.doc_id, "path": list(h.segment.path),
             "pages": list(h.segment.pages), "score": h.score, "contributions": h.contributions,
-            "raw": h.raw, "text": h.segment.text} for h in hits], ensure_ascii=False, indent=1))
+            "raw": h.raw, "text": h.segment.text} for h in hits], indent=1))
         return 0
     print(f"{'#':>3} {'score':>6} {'dense':>6} {'bm25':>6} {'kw':>5}  document > path  [pages]")
     for h in hits:
@@ -384,13 +384,13 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     mode: AnswerMode = "llm" if llm else "extractive"
     note = answer_note(mode, llm, len(segments), valid, invalid)
     if args.json:
-        print(json.dumps({
+        print(jsonout.dumps({
             "question": args.question, "answer": text, "mode": mode, "note": note,
             "cited": valid, "invalid_citations": invalid,
             "sources": [{"n": n, "doc": seg.doc_id, "path": list(seg.path),
                          "pages": list(seg.pages), "cited": n in valid}
                         for n, seg in enumerate(segments, start=1)],
-        }, ensure_ascii=False, indent=1))
+        }, indent=1))
         return 0
     print()
     print(f"\n({note})", file=sys.stderr)
@@ -412,7 +412,7 @@ def _cmd_preset(args: argparse.Namespace) -> int:
         col.save_preset(args.method or p.get("method", DEFAULT_METHOD),
                         p.get("alpha", DEFAULT_ALPHA) if args.alpha is None else args.alpha,
                         p.get("beta", DEFAULT_BETA) if args.beta is None else args.beta)
-    print(json.dumps(col.preset))
+    print(jsonout.dumps(col.preset))
     return 0
 
 
@@ -433,7 +433,7 @@ def _cmd_space(args: argparse.Namespace) -> int:
         sep = separation(matrix, [s.doc_id for s in segs], k=args.k)
         rows[name] = {"segments": len(segs), "silhouette": sep.silhouette, "knn_purity": sep.purity}
     if args.json:
-        print(json.dumps({"computed_content_vectors": n, **rows}, indent=1))
+        print(jsonout.dumps({"computed_content_vectors": n, **rows}, indent=1))
         return 0
     print(f"{'vectors':22} {'segments':>8} {'silhouette':>10} {f'{args.k}-NN purity':>12}")
     for name, label in (("content", "before HCA (content)"), ("hca", "after HCA (hca)")):

@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 
 from hiqa.augment import TABLE_TEXTS, Strategy
+from hiqa.cli import jsonout
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -29,7 +29,7 @@ def _cmd_structure(args: argparse.Namespace) -> int:
     report = fidelity(doc) if args.report else None
     if args.json:
         out: object = heads if report is None else {"report": report.as_dict(), "headings": heads}
-        json.dump(out, sys.stdout, ensure_ascii=False, indent=1 if args.pretty else None)
+        jsonout.dump(out, sys.stdout, indent=1 if args.pretty else None)
         print()
         return 0
     print(f"{doc.title}  ({doc.format}, {doc.page_count} page(s), {len(heads)} headings)")
@@ -67,7 +67,7 @@ def _cmd_segments(args: argparse.Namespace) -> int:
             row = asdict(s)
             row["content_hash"] = s.content_hash
             rows.append(row)
-        json.dump(rows, sys.stdout, ensure_ascii=False, indent=1 if args.pretty else None)
+        jsonout.dump(rows, sys.stdout, indent=1 if args.pretty else None)
         print()
     else:
         from hiqa.augment import render_path

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from hiqa.augment import SEGMENT_FORMAT
+from hiqa.checks import check_number
 from hiqa.collection import Collection
 from hiqa.errors import HiqaError
 from hiqa.eval import metrics
@@ -42,7 +43,12 @@ from hiqa.formats import SUPPORTED_EXTENSIONS, load_document
 from hiqa.keywords.records import KeywordSources
 from hiqa.model import Document, Segment, normalize_title
 from hiqa.retrieve.fusion import FusionMethod, fuse
-from hiqa.retrieve.params import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
+from hiqa.retrieve.params import (
+    DEFAULT_ALPHA,
+    DEFAULT_BETA,
+    DEFAULT_METHOD,
+    check_weights,
+)
 from hiqa.retrieve.routes import SearchResult, prefetch
 from hiqa.settings import Settings
 
@@ -363,6 +369,13 @@ def run_eval(
     if unknown:
         raise HiqaError(f"unknown variant(s) {', '.join(unknown)}; valid: {', '.join(VARIANTS)}")
     FusionMethod.from_str(method)
+    check_weights(method, alpha, beta)
+    gamma = float(check_number("gamma", gamma, low=0.01, high=1000,
+                               meaning="Log-Rank's rank discount, Eq. 3"))
+    seed = int(check_number("seed", seed, low=0, integer=True))
+    distractors = [int(check_number("distractors", n, low=0, high=100_000, integer=True,
+                                    meaning="documents added to each question's own"))
+                   for n in distractors] if distractors is not None else None
     ev = Evaluator(corpus, questions, settings=settings, embedder=embedder, progress=progress,
                    keywords=keywords)
     prog = ev.progress

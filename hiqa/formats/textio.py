@@ -1,6 +1,7 @@
 """Reading text files whose encoding is not known in advance.
 
-Order of preference: UTF-8 (with or without BOM); then the Western code page cp1252 (a superset
+Order of preference: a byte-order mark (UTF-8, UTF-16 or UTF-32, as Windows tools write them);
+UTF-8 without one; then the Western code page cp1252 (a superset
 of Latin-1's printable characters) when the bytes read as plausible Western text; then what
 ``charset_normalizer`` detects.  The detector alone is unreliable on short Western text: it read
 Latin-1 "très" as cp1250 "trčs", and a nine-byte file as big5 or BOM-less UTF-16.  Whatever the
@@ -9,6 +10,7 @@ binary instead of being indexed as gibberish.
 """
 from __future__ import annotations
 
+import codecs
 import os
 import stat
 import unicodedata
@@ -26,12 +28,29 @@ MAX_CONTROLS = 0.01
 """Most share of control, unassigned or private-use characters (binary data has many)."""
 
 
+BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+        (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+        (codecs.BOM_UTF16_BE, "utf-16"))
+"""Byte-order marks, UTF-32's before UTF-16's (``FF FE 00 00`` begins with ``FF FE``)."""
+
+
 def decode_bytes(data: bytes, source: str) -> tuple[str, list[str]]:
-    """Decode ``data``: UTF-8 (with or without BOM) first, else as described in the module doc.
+    """Decode ``data``: by its byte-order mark, else UTF-8, else as the module doc says.
 
     Returns the text and warnings (naming the encoding when it was not UTF-8).
     """
-    if b"\x00" in data[:4096] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    for bom, codec in BOMS:
+        if data.startswith(bom):
+            try:
+                text = data.decode(codec)
+            except UnicodeDecodeError as exc:
+                raise DocumentError(source, f"starts with a {codec.upper()} byte-order mark but "
+                                    f"is not {codec.upper()} text ({exc.reason} at byte "
+                                    f"{exc.start}); save it as UTF-8") from None
+            note = [] if codec == "utf-8-sig" else [
+                f"{source}: decoded as {codec.upper()} (byte-order mark)"]
+            return _checked(text, source, codec), note
+    if b"\x00" in data[:4096]:
         raise DocumentError(source, "looks like a binary file, not text")
     try:
         return data.decode("utf-8-sig"), []  # valid UTF-8 is text: binary almost never is

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from hiqa.checks import check_number
 from hiqa.faults import checkpoint
 from hiqa.index.ingest import COMMIT_EVERY_S
 from hiqa.index.lock import ingest_lock
@@ -38,6 +39,8 @@ def fill_dense(parts: Parts, *, progress: DenseProgress | None = None, batch: in
     polled between batches (the app's worker); ``embedder`` lets a background thread use its own
     model instance.
     """
+    batch = int(check_number("batch", batch, low=1, high=4096, integer=True,
+                             meaning="texts per embedding batch"))
     embedder = embedder or parts.embedder
     parts.registry.refresh()
     visible = set(parts.registry.version_keys())

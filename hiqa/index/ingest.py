@@ -109,13 +109,16 @@ def _file_kind(mode: int) -> str:
     return next((name for test, name in kinds if test(mode)), "not a plain file")
 
 
-def expand(paths: Iterable[str | os.PathLike[str]],
-           root: str | os.PathLike[str] | None) -> Iterator[tuple[Path, str]]:
+def expand(paths: Iterable[str | os.PathLike[str]], root: str | os.PathLike[str] | None,
+           refused: list[IngestResult] | None = None) -> Iterator[tuple[Path, str]]:
     """``(file, doc_id)`` for every supported file under ``paths``.
 
     ``doc_id`` is the path relative to ``root``; without one, relative to the folder that holds
     all the inputs (a folder given alone is its own root), so ``a/readme.md`` and
-    ``b/readme.md`` ingested together stay two documents.
+    ``b/readme.md`` ingested together stay two documents.  A link found in a folder is followed
+    only when its target lies inside that folder: a link to a system file must not be indexed
+    because it sits among the documents (folders behind links are never entered).  Each link
+    left out is appended to ``refused`` as a skipped result naming its target.
     """
     inputs = [Path(p) for p in paths]
     if root is not None:
@@ -127,10 +130,18 @@ def expand(paths: Iterable[str | os.PathLike[str]],
         base = Path(os.path.commonpath(parents)) if parents else Path(".")
     for p in inputs:
         if p.is_dir():
+            inside = p.resolve()
             for f in sorted(p.rglob("*")):
-                if f.is_file() and f.suffix.lower() in SUPPORTED_EXTENSIONS and not any(
+                if not (f.is_file() and f.suffix.lower() in SUPPORTED_EXTENSIONS) or any(
                         part.startswith(".") for part in f.relative_to(p).parts):
-                    yield f, _relative_id(f, base)
+                    continue
+                if f.is_symlink() and not f.resolve().is_relative_to(inside):
+                    if refused is not None:
+                        refused.append(IngestResult(_relative_id(f, base), "skipped", error=(
+                            f"a link to {f.resolve()}, outside the folder being ingested "
+                            f"({p}); links are followed only inside it")))
+                    continue
+                yield f, _relative_id(f, base)
         else:
             yield p, _relative_id(p, base)
 
@@ -173,8 +184,8 @@ def ingest(parts: Parts, paths: Iterable[str | os.PathLike[str]], *,
     if dense not in DENSE_MODES:
         raise ParameterError(f"dense must be one of {', '.join(DENSE_MODES)}, not {dense!r}")
     progress = progress or (lambda *a: None)
-    files = list(expand(paths, root))
     results: list[IngestResult] = []
+    files = list(expand(paths, root, refused=results))
     with ingest_lock(parts) as lock:
         sweep_orphans(parts)
         docs = parts.registry.documents

@@ -10,27 +10,17 @@ comparisons, so every value is also required to be finite.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from hiqa.checks import check_number
 from hiqa.errors import ParameterError
 
 # The one set of defaults (how α 0.7 and β 0.2 were chosen: docs/benchmarks.md, Evaluation)
 DEFAULT_ALPHA = 0.7
 DEFAULT_BETA = 0.2
 DEFAULT_METHOD = "minmax"
-
-
-def _number(name: str, value: Any, meaning: str) -> float:
-    """``value`` as a float (NaN and infinities pass through for the range checks to name)."""
-    if isinstance(value, bool):
-        raise ParameterError(f"{name} must be a number ({meaning}), got {value!r}")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ParameterError(f"{name} must be a number ({meaning}), got {value!r}") from None
 
 
 class FusionMethod(str, Enum):
@@ -65,22 +55,13 @@ def check_method(method: Any) -> str:
 
 
 def check_alpha(alpha: Any) -> float:
-    a = _number("alpha", alpha, "weight of the dense route")
-    if not (math.isfinite(a) and 0.0 <= a <= 1.0):
-        raise ParameterError(
-            f"alpha must be in [0, 1] (weight of the dense route), got {a:g}; "
-            "1 = dense only, 0 = BM25 only"
-        )
-    return a
+    return float(check_number("alpha", alpha, low=0, high=1, meaning="weight of the dense route",
+                              hint="1 = dense only, 0 = BM25 only"))
 
 
 def check_beta(beta: Any, method: Any = None) -> float:
-    b = _number("beta", beta, "weight of the keyword bonus")
-    if not (math.isfinite(b) and b >= 0.0):
-        raise ParameterError(
-            f"beta must be >= 0 and finite (weight of the keyword bonus), got {b:g}; "
-            "0 turns the bonus off"
-        )
+    b = float(check_number("beta", beta, low=0, meaning="weight of the keyword bonus",
+                           hint="0 turns the bonus off"))
     if method is not None and str(method).strip().lower() == "cc" and b > 1.0:
         raise ParameterError(
             f"beta must be in [0, 1] for the convex combination 'cc', got {b:g}"
@@ -89,15 +70,7 @@ def check_beta(beta: Any, method: Any = None) -> float:
 
 
 def check_k(k: Any, what: str = "k (number of results)") -> int:
-    if isinstance(k, bool) or isinstance(k, float) and not k.is_integer():
-        raise ParameterError(f"{what} must be a whole number >= 1, got {k!r}")
-    try:
-        n = int(k)
-    except (TypeError, ValueError, OverflowError):
-        raise ParameterError(f"{what} must be a whole number >= 1, got {k!r}") from None
-    if n < 1:
-        raise ParameterError(f"{what} must be at least 1, got {n}")
-    return n
+    return int(check_number(what, k, low=1, integer=True))
 
 
 @dataclass(frozen=True)
