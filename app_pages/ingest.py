@@ -84,7 +84,8 @@ class StageProgress:
 
 
 def run_ingest(col: Collection, paths: list[Path], root: Path, llm_format: str = "auto",
-               llm_keywords: bool = False, dense: str = "later") -> list | None:
+               llm_keywords: bool = False, dense: str = "later",
+               replace_others: bool = False) -> list | None:
     progress = StageProgress(dense, len(col), file_sizes(paths, root))
     notes: list[str] = []
     try:
@@ -93,7 +94,8 @@ def run_ingest(col: Collection, paths: list[Path], root: Path, llm_format: str =
             raise HiqaError("the LLM formatter 'always' and LLM keywords need an endpoint: set "
                             "HIQA_LLM_BASE_URL and HIQA_LLM_MODEL")
         prepare = format_step(llm_format, llm, report=notes.append)
-        results = col.ingest(paths, root=root, progress=progress, prepare=prepare, dense=dense)
+        results = col.ingest(paths, root=root, progress=progress, prepare=prepare, dense=dense,
+                             replace_others=replace_others)
         if llm_keywords and llm is not None:
             done = [r.doc_id for r in results if r.status not in ("failed", "skipped")]
             with st.spinner("Asking the LLM for document keywords…"):
@@ -165,6 +167,10 @@ with st.form(f"ingest-{generation}"):
                            help="Every supported file under it, recursively; only inside "
                                 "HIQA_ALLOWED_DIRS (unset: uploads only)",
                            key=f"folder-{generation}")
+    replace_same = st.checkbox(
+        "Replace documents of the same name", key=f"replace-{generation}",
+        help="An uploaded file named like a document already in the collection, or a file whose "
+             "id belongs to another file's document, replaces it only when this is ticked")
     submitted = st.form_submit_button("Ingest", type="primary")
 
 if submitted:
@@ -193,13 +199,20 @@ if submitted:
             st.warning("Choose files to upload or give a folder.")
     elif col is not None:
         results = None
+        if uploads and not replace_same:  # ask before an upload replaces a document
+            clash = [f.name for f in uploads if safe_upload_name(f.name) in col.documents]
+            if clash:
+                st.warning("Already in the collection, so not ingested: "
+                           + escape_markdown(", ".join(clash)) + ". Tick *Replace documents of "
+                           "the same name* and ingest again to replace them.")
+            uploads = [f for f in uploads if f.name not in clash]
         if uploads:
             root = s.data_dir / "uploads" / col.name
             staged = guarded(lambda: stage_uploads(root, [(f.name, f.getvalue()) for f in uploads]),
                              "Saving the uploads failed")
             if staged is not None:
                 results = run_ingest(col, [x.path for x in staged], root, llm_format, llm_keywords,
-                                     dense)
+                                     dense, replace_same)
                 failed = [r.doc_id for r in results or [] if r.status in ("failed", "skipped")]
                 settle_uploads(staged, failed if results is not None
                                else [x.path.name for x in staged], root)
@@ -211,7 +224,7 @@ if submitted:
             if not path.is_dir():
                 st.error(f"Folder not found: {escape_markdown(str(path))}")
             else:
-                more = run_ingest(col, [path], path, llm_format, llm_keywords, dense)
+                more = run_ingest(col, [path], path, llm_format, llm_keywords, dense, replace_same)
                 results = (results or []) + (more or [])
         if results is not None:
             st.session_state["ingest_results"] = results

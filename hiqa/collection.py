@@ -46,10 +46,10 @@ class Collection:
 
     def __init__(self, name: str, settings: Settings | None = None, *, create: bool = False,
                  strategy: str = "hca", embedder: str | None = None,
-                 missing_store_ok: bool = False):
+                 repairing: bool = False):
         self.parts: Parts = open_parts(
             name, settings or Settings(), create=create, strategy=strategy, embedder=embedder,
-            missing_store_ok=missing_store_ok, preset=_preset.as_dict(_preset.DEFAULT_PRESET))
+            repairing=repairing, preset=_preset.as_dict(_preset.DEFAULT_PRESET))
         self.name, self.settings = self.parts.name, self.parts.settings
         self.store, self.registry = self.parts.store, self.parts.registry
         self.dir, self.handle_key = self.parts.dir, self.parts.handle_key
@@ -116,11 +116,12 @@ class Collection:
     def ingest(self, paths: Iterable[str | os.PathLike[str]], *, progress: Progress | None = None,
                root: str | os.PathLike[str] | None = None, force: bool = False,
                prepare: Callable[[Document], Document] | None = None,
-               dense: str = "now") -> list[IngestResult]:
-        """Add or update documents; unchanged ones (same file hash) are skipped
+               dense: str = "now", replace_others: bool = False) -> list[IngestResult]:
+        """Add or update documents; unchanged ones (same file hash) are skipped; one whose id
+        belongs to another file's document fails unless ``replace_others``
         (``hiqa.index.ingest.ingest``)."""
         return ingest(self.parts, paths, progress=progress, root=root, force=force,
-                      prepare=prepare, dense=dense)
+                      prepare=prepare, dense=dense, replace_others=replace_others)
 
     def reread_older(self, *, progress: Progress | None = None,
                      dense: str = "now") -> list[IngestResult]:

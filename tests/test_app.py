@@ -410,6 +410,33 @@ def test_ingest_duplicate_is_a_skip_and_manage_follows_the_target(app, data_dir)
     Collection("second", Settings(data_dir=data_dir)).delete()
 
 
+def test_an_upload_replaces_a_document_only_when_asked(app, data_dir):
+    """Issue #33: uploading a file named like a document already in the collection replaced it
+    with no word in the app; now the app asks first."""
+    at = app.switch_page("app_pages/ingest.py").run()
+    by_label(at.radio, "Into").set_value("new")
+    by_label(at.text_input, "New collection name").set_value("asked")
+    at.file_uploader[0].upload("summary.md", b"# Summary 2022\n\n## Sales\n\nSales grew.\n")
+    by_label(at.button, "Ingest").click().run()
+    col = Collection("asked", Settings(data_dir=data_dir))
+    assert "Sales grew" in col.markdown("summary.md")
+    at.file_uploader[0].upload("summary.md", b"# Summary 2023\n\n## Sales\n\nSales fell.\n")
+    by_label(at.radio, "Into").set_value("existing")
+    by_label(at.selectbox, "Existing collection").set_value("asked")
+    by_label(at.button, "Ingest").click().run()
+    assert not at.exception, at.exception
+    assert r"Already in the collection, so not ingested: summary\.md" in texts(at.warning)
+    assert "Sales grew" in col.markdown("summary.md")
+    at.file_uploader[0].upload("summary.md", b"# Summary 2023\n\n## Sales\n\nSales fell.\n")
+    by_label(at.radio, "Into").set_value("existing")
+    by_label(at.selectbox, "Existing collection").set_value("asked")
+    by_label(at.checkbox, "Replace documents of the same name").check()
+    by_label(at.button, "Ingest").click().run()
+    assert not at.exception, at.exception
+    assert "Sales fell" in col.markdown("summary.md")
+    col.delete()
+
+
 def test_manage_re_reads_documents_an_older_hiqa_segmented(app, data_dir, tmp_path):
     folder = tmp_path / "older"
     folder.mkdir()

@@ -379,7 +379,7 @@ def test_a_missing_store_is_an_error_not_an_empty_collection(settings, corpus):
     # lost for good: repair rebuilds the store from the source files (dry run first)
     store.close_all()
     shutil.rmtree(settings.data_dir / "store")
-    col = Collection("man", settings, missing_store_ok=True)
+    col = Collection("man", settings, repairing=True)
     plan = repair(col.parts, dry_run=True)
     assert plan.create_store and sorted(plan.reindex) == sorted(DOCS)
     assert not col.store.exists()

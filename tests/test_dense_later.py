@@ -127,3 +127,24 @@ def test_the_app_answers_while_the_dense_route_fills_in(pending_app):
     at.run()
     assert not at.exception
     assert not [p for p in at.get("progress") if "Dense route" in str(p.proto.text)]
+
+
+def test_a_killed_embed_leaves_no_stale_pending_count(settings, corpus, capsys):
+    """Issue #33: a killed ``hiqa embed`` left the registry's pending tally behind, shown
+    everywhere.  Here the vectors of one batch are written as ``fill_dense`` writes them, and
+    the process 'dies' before its tally is saved: the count shown comes from the store, and the
+    next embed sets each document's tally right."""
+    import numpy as np
+
+    assert run(settings, "ingest", str(corpus), "-c", "man", "--dense", "later") == 0
+    col = Collection("man", settings)
+    total = len(col)
+    written = [r.id for r in col.store.scroll(fields=["doc_id"])][:5]
+    col.store.set_vectors("hca", written, np.ones((len(written), col.meta["dim"]), np.float32))
+    assert sum(int(m["dense_pending"]) for m in col.documents.values()) == total  # stale tally
+    assert col.dense_status() == (len(written), total)
+    capsys.readouterr()
+    assert run(settings, "embed", "-c", "man") == 0
+    assert f"{total - len(written)} dense vectors written" in capsys.readouterr().out
+    assert all(int(m["dense_pending"]) == 0 for m in col.documents.values())
+    assert col.dense_status() == (total, total)

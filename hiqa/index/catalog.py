@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,7 +16,7 @@ from hiqa.augment import Strategy
 from hiqa.errors import CollectionError
 from hiqa.handles import HANDLES
 from hiqa.index.parts import Parts
-from hiqa.index.payload import StoredVersions
+from hiqa.index.payload import KEY_FIELDS, StoredVersions, payload_key, version_key
 from hiqa.index.registry import Registry
 from hiqa.index.store import Store, get_client, is_embedded, open_store
 from hiqa.settings import Settings
@@ -83,10 +84,17 @@ def shared_embedder(settings: Settings, name: str, collection: str, recorded: st
 
 
 def open_parts(name: str, settings: Settings, *, create: bool, strategy: str,
-               embedder: str | None, missing_store_ok: bool,
+               embedder: str | None, repairing: bool,
                preset: Mapping[str, Any]) -> Parts:
     """Open a collection's store and registry; with ``create``, make an empty one (its
-    registry starts with ``preset``).  ``missing_store_ok``: ``hiqa repair`` rebuilds it."""
+    registry starts with ``preset``).
+
+    Opening writes nothing (read commands never write): a registry missing beside a store is
+    an error naming ``hiqa repair``, which opens with ``repairing`` and rebuilds it from the
+    points' payloads.  A server collection opened on a machine without its registry is read
+    back the same way: there the store is the only copy.  ``repairing`` also opens a registry
+    whose store is missing (repair rebuilds the store).
+    """
     name = check_name(name)
     directory = settings.data_dir / "collections" / name
     store = open_store(settings, name)
@@ -102,9 +110,15 @@ def open_parts(name: str, settings: Settings, *, create: bool, strategy: str,
                 f"{embedder!r}. Vectors of different models cannot be mixed: use "
                 f"--embedder {meta['embedder']} or ingest into a new collection."
             )
-    elif exists:
+    elif exists and (repairing or not is_embedded(settings)):
         registry = Registry(directory, {})
         registry.create(_meta_from_store(name, store, preset))
+    elif exists:
+        raise CollectionError(
+            f"collection {name!r} has a store ({store.where}) but no registry "
+            f"({directory / Registry.FILE}): nothing was changed. If you moved the registry "
+            f"away, put it back; otherwise `hiqa repair -c {name}` rebuilds it from the stored "
+            "points (titles, sources, keywords)")
     elif create:
         chosen = embedder or settings.embedder
         made.append(make_embedder(settings, chosen))
@@ -127,9 +141,11 @@ def open_parts(name: str, settings: Settings, *, create: bool, strategy: str,
     parts = Parts(name, settings, store, registry, embedder_of)
     if exists:
         _check_dimension(parts)
+        if not repairing:
+            _check_store_holds_the_registry(parts)
     elif not registry.documents:
         store.create(int(registry.data["dim"]))
-    elif not missing_store_ok:
+    elif not repairing:
         raise CollectionError(_missing_store_message(parts))
     return parts
 
@@ -141,6 +157,28 @@ def _check_dimension(parts: Parts) -> None:
             f"collection {parts.name!r} stores {size}-dimensional vectors but its embedder "
             f"{meta['embedder']!r} makes {meta['dim']}-dimensional ones"
         )
+
+
+def _check_store_holds_the_registry(parts: Parts) -> None:
+    """Refuse a store that lacks points of registered versions (a store restored from an
+    older backup than the registry, a `hiqa repair` killed halfway): every search would stumble
+    on them.  One count when all is well (a store never holds fewer points than the registry
+    names: points are written before the registry names them, and unregistered after); the
+    documents are named only when it is not."""
+    registered = parts.registry.segment_count()
+    if parts.store.count() >= registered:
+        return
+    counts = Counter(payload_key(r.payload) for r in parts.store.scroll(fields=KEY_FIELDS))
+    short = sorted(d for d, m in parts.registry.documents.items()
+                   if counts.get(version_key(d, m["hash"]), 0) < int(m.get("segments", 0)))
+    if not short:
+        return
+    shown = ", ".join(short[:5]) + (f" and {len(short) - 5:,} more" if len(short) > 5 else "")
+    raise CollectionError(
+        f"collection {parts.name!r}: the store lacks points of {len(short):,} registered "
+        f"document(s) ({shown}); it is older than the registry (restored from a backup, or a "
+        f"repair was interrupted). Nothing was changed. `hiqa repair -c {parts.name}` re-reads "
+        "them from their source files, or keeps what is stored where a source is gone")
 
 
 def _meta_from_store(name: str, store: Store, preset: Mapping[str, Any]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,10 +22,14 @@ DenseProgress = Callable[[int, int], None]
 
 
 def dense_status(parts: Parts) -> tuple[int, int]:
-    """(segments with a dense vector, segments) of the registered documents, from the registry."""
+    """(segments with a dense vector, segments) of the registered documents.
+
+    The pending count is the store's (points without the vector), not the registry's running
+    tally, which a killed ``hiqa embed`` leaves behind stale; reading writes nothing.
+    """
     parts.registry.refresh()
     total = parts.registry.segment_count()
-    pending = sum(int(m.get("dense_pending", 0)) for m in parts.registry.documents.values())
+    pending = min(total, parts.store.count_missing("hca")) if total else 0
     return total - pending, total
 
 
@@ -81,10 +86,32 @@ def fill_dense(parts: Parts, *, progress: DenseProgress | None = None, batch: in
             last_save = time.monotonic()
         if offset is None:
             break
-    _save_pending(parts, pending_by_doc)
+    _recount_pending(parts)
     if done:
         parts.store.optimize()
     return done
+
+
+def _recount_pending(parts: Parts) -> None:
+    """Each document's ``dense_pending`` as the store has it: the running tally of a run that
+    was killed is set right by the next one."""
+    visible = set(parts.registry.version_keys())
+    counts: Counter[str] = Counter()
+    offset = None
+    while True:
+        recs, offset = parts.store.missing("hca", limit=1024, after=offset, fields=KEY_FIELDS)
+        counts.update(str(r.payload.get("doc_id", "")) for r in recs
+                      if payload_key(r.payload) in visible)
+        if offset is None:
+            break
+
+    def change(d: dict[str, Any]) -> None:
+        for doc_id, record in d["documents"].items():
+            record["dense_pending"] = counts.get(doc_id, 0)
+
+    if any(int(m.get("dense_pending", 0)) != counts.get(d, 0)
+           for d, m in parts.registry.documents.items()):
+        parts.registry.update(change, new_generation=False)
 
 
 def _save_pending(parts: Parts, written: dict[str, int]) -> None:

@@ -37,7 +37,7 @@ from hiqa.formats.fidelity import fidelity
 from hiqa.index.derived import derived
 from hiqa.index.keywords import identity_candidates, refresh_identity, sources_for
 from hiqa.index.lock import ingest_lock
-from hiqa.index.orphans import sweep_orphans
+from hiqa.index.orphans import ADOPTED, sweep_orphans
 from hiqa.index.parts import Parts
 from hiqa.index.payload import to_payload, version_key
 from hiqa.index.prepare import Job, Prepared, Preparer
@@ -120,9 +120,10 @@ def expand(paths: Iterable[str | os.PathLike[str]], root: str | os.PathLike[str]
     because it sits among the documents (folders behind links are never entered).  Each link
     left out is appended to ``refused`` as a skipped result naming its target.
     """
-    inputs = [Path(p) for p in paths]
+    inputs = [Path(p).absolute() for p in paths]  # sources are recorded absolute: `hiqa repair`
+    # and a title correction find them again from any working directory
     if root is not None:
-        base = Path(root)
+        base = Path(root).absolute()
     elif len(inputs) == 1:
         base = inputs[0] if inputs[0].is_dir() else inputs[0].parent
     else:
@@ -179,7 +180,7 @@ def _relative_id(path: Path, base: Path) -> str:
 def ingest(parts: Parts, paths: Iterable[str | os.PathLike[str]], *,
            progress: Progress | None = None, root: str | os.PathLike[str] | None = None,
            force: bool = False, prepare: Callable[[Document], Document] | None = None,
-           dense: str = "now") -> list[IngestResult]:
+           dense: str = "now", replace_others: bool = False) -> list[IngestResult]:
     """Add or update documents (``Collection.ingest`` documents the arguments)."""
     if dense not in DENSE_MODES:
         raise ParameterError(f"dense must be one of {', '.join(DENSE_MODES)}, not {dense!r}")
@@ -187,9 +188,12 @@ def ingest(parts: Parts, paths: Iterable[str | os.PathLike[str]], *,
     results: list[IngestResult] = []
     files = list(expand(paths, root, refused=results))
     with ingest_lock(parts) as lock:
-        sweep_orphans(parts)
+        adopted = set(sweep_orphans(parts))  # documents the registry had lost, listed again
         docs = parts.registry.documents
-        plan = _plan(files, docs, force)
+        plan = _plan(files, docs, force, replace_others)
+        results += [IngestResult(d, "unchanged", title=docs[d].get("title", ""),
+                                 segments=docs[d].get("segments", 0), warnings=(ADOPTED,))
+                    for d in sorted(adopted - {job.doc_id for job in plan})]
         jobs = [job for job in plan if isinstance(job, Job)]
         pending: dict[str, dict[str, Any]] = {}
         replaced: list[tuple[str, str]] = []
@@ -203,7 +207,8 @@ def ingest(parts: Parts, paths: Iterable[str | os.PathLike[str]], *,
             prepared = preparer.run(jobs)
             for job in _reported(plan, progress):
                 if not isinstance(job, Job):
-                    results.append(job)
+                    results.append(replace(job, warnings=(ADOPTED, *job.warnings))
+                                   if job.doc_id in adopted else job)
                     continue
                 t0 = time.perf_counter()
                 progress("format", job.doc_id, 0, 1)
@@ -223,8 +228,8 @@ def ingest(parts: Parts, paths: Iterable[str | os.PathLike[str]], *,
                                                 seconds=time.perf_counter() - t0))
                     continue
                 old = docs.get(job.doc_id)
-                warnings = list(result.warnings)
-                if old and Path(old.get("source", "")).absolute() != job.path.absolute():
+                warnings = [*([ADOPTED] if job.doc_id in adopted else []), *result.warnings]
+                if old and _other_source(old, job.path):
                     warnings.insert(0, f"replaces the document of the same id from "
                                        f"{old['source']}")
                 pending[job.doc_id] = record
@@ -267,9 +272,10 @@ def _finalize(parts: Parts, preparer: Preparer) -> None:
 
 
 def _plan(files: list[tuple[Path, str]], docs: dict[str, dict[str, Any]],
-          force: bool) -> list[Job | IngestResult]:
-    """Each file's job, or its result when it needs none: failed (unreadable, or a second file
-    of the same id), skipped (same content as another document) or unchanged."""
+          force: bool, replace_others: bool = False) -> list[Job | IngestResult]:
+    """Each file's job, or its result when it needs none: failed (unreadable, a second file
+    of the same id, or a file that would replace the document of another source file without
+    ``replace_others``), skipped (same content as another document) or unchanged."""
     plan: list[Job | IngestResult] = []
     seen = {m.get("file_hash", m["hash"]): d for d, m in docs.items()}
     in_this_run: dict[str, Path] = {}
@@ -281,6 +287,13 @@ def _plan(files: list[tuple[Path, str]], docs: dict[str, dict[str, Any]],
                 "ids differ")))
             continue
         in_this_run[doc_id] = path
+        other = _other_source(docs.get(doc_id), path)
+        if other and not replace_others:
+            plan.append(IngestResult(doc_id, "failed", error=(
+                f"the collection's document {doc_id!r} comes from another file, {other}; "
+                "nothing was replaced. Ingest both from the folder that holds them (their ids "
+                "then keep the folder), or replace it on purpose (--replace)")))
+            continue
         try:
             version = content = file_hash(path)
         except DocumentError as exc:
@@ -299,7 +312,9 @@ def _plan(files: list[tuple[Path, str]], docs: dict[str, dict[str, Any]],
         title = (old or {}).get("title_override")
         if title:  # a corrected title is part of the version: new paths, new points
             version = titled_version(content, title)
-        if old and old.get("hash") == version and not force:
+        # a record read back from the points (repair, a registry that had lost it) keeps the
+        # 16 characters the points hold
+        if old and str(old.get("hash", ""))[:16] == version[:16] and not force:
             plan.append(IngestResult(doc_id, "unchanged", title=old.get("title", ""),
                                      pages=old.get("pages", 0),
                                      sections=old.get("sections", 0),
@@ -307,6 +322,19 @@ def _plan(files: list[tuple[Path, str]], docs: dict[str, dict[str, Any]],
             continue
         plan.append(Job(path, doc_id, version, title, content))
     return plan
+
+
+def _other_source(record: dict[str, Any] | None, path: Path) -> str | None:
+    """The registered source of ``record`` when it is another file than ``path`` (None when
+    it is the same file, or there is no record).  A source recorded relative to an earlier
+    working directory (before sources were absolute) counts as the same file when ``path``
+    ends with it."""
+    source = str((record or {}).get("source", ""))
+    if not source:
+        return None
+    if Path(source).is_absolute():
+        return None if Path(source) == path.absolute() else source
+    return None if path.absolute().as_posix().endswith("/" + Path(source).as_posix()) else source
 
 
 def _reported(plan: list[Job | IngestResult], progress: Progress) -> Iterator[Job | IngestResult]:
@@ -328,7 +356,8 @@ def _write_one(parts: Parts, job: Job, ready: Prepared, progress: Progress,
     identities.put(doc_id, ready.keyword_candidates)
     keywords = sources_for(parts, doc_id, [k.text for k in identities.distinct(doc_id)])
     meta = parts.registry.data  # read once per document, under the ingest lock
-    head = {"keywords": merged(keywords), "embedder": meta["embedder"], "model_id": meta["model_id"]}
+    head = {"keywords": merged(keywords), "embedder": meta["embedder"],
+            "model_id": meta["model_id"], "segment_format": SEGMENT_FORMAT}
     segments = ready.segments
     progress("segment", doc_id, 1, 1)
     if embed:

@@ -1,18 +1,18 @@
 """Points the registry does not name, and the sweep that deletes HiQA's own leftovers.
 
 Before any point is written its version key is journaled (``Registry.journal``), so whatever a
-crash leaves behind is known to be HiQA's own and is swept by the next ingest.  Points nobody
-accounts for (another registry copy, a folder swapped under us) are not deleted on HiQA's own
-authority when they are most of the store or the registry is empty: the sweep stops and points
-to ``hiqa repair``.
+crash leaves behind is known to be HiQA's own and is swept by the next ingest.  Points of
+documents the registry does not list are never deleted: their documents are registered again
+from the points' payloads (title, source, version, keywords).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from hiqa.errors import StorageError
 from hiqa.index.parts import Parts
-from hiqa.index.payload import KEY_FIELDS, payload_key
+from hiqa.index.payload import KEY_FIELDS, StoredVersions, payload_key
 
 
 @dataclass(frozen=True)
@@ -44,26 +44,42 @@ def find_orphans(parts: Parts) -> Orphans:
     return Orphans(tuple(leftovers), tuple(unknown), total, tuple(sorted(unknown_docs)))
 
 
-def sweep_orphans(parts: Parts) -> int:
-    """Delete HiQA's own leftovers; refuse a sweep that looks like a lost registry.
+ADOPTED = ("registered again from the stored points: the registry did not list it (an older "
+           "copy of the registry restored?)")
 
-    Skipped (one count instead of a scroll of every point) when nothing was journaled and the
-    store holds exactly as many points as the registered versions have segments.
+
+def adopted_records(parts: Parts, doc_ids: Iterable[str],
+                    warning: str = ADOPTED) -> dict[str, dict[str, Any]]:
+    """Registry records for documents read back from their points (the version with the most
+    points of each), with their Markdown copy when it is still on disk."""
+    points = [rec for doc_id in doc_ids for rec in parts.store.scroll(doc_id=doc_id)]
+    records = StoredVersions(points).records(warnings=[warning])
+    for doc_id, record in records.items():
+        if parts.markdown_path(doc_id).is_file():
+            record["markdown"] = str(parts.markdown_path(doc_id))
+    return records
+
+
+def sweep_orphans(parts: Parts) -> list[str]:
+    """Delete HiQA's own leftovers, and register again the documents whose points the registry
+    does not account for; returns those documents' ids.
+
+    Points of a document the registry does not list were never journaled, so they are not a
+    crash's leftovers: the registry lost them (an older copy restored, a registry rebuilt from
+    another store).  Deleting them would lose indexed documents silently, so they are read back
+    into the registry instead.  Skipped (one count instead of a scroll of every point) when
+    nothing was journaled and the store holds exactly as many points as the registered versions
+    have segments.
     """
     if not parts.registry.journaled() and parts.store.count() == parts.registry.segment_count():
-        return 0
+        return []
     found = find_orphans(parts)
-    if found.unknown and (not parts.registry.documents or 2 * len(found.unknown) > found.total):
-        raise StorageError(
-            f"collection {parts.name!r}: {len(found.unknown):,} of {found.total:,} stored points "
-            f"belong to {len(found.unknown_docs):,} documents its registry does not list "
-            f"(e.g. {', '.join(found.unknown_docs[:3])}). Nothing was deleted: the registry may "
-            f"be an old copy. See `hiqa repair -c {parts.name} --dry-run`, then run "
-            f"`hiqa repair -c {parts.name}` to re-register or drop them."
-        )
-    stale = [*found.leftovers, *found.unknown]
-    if stale:
-        parts.store.delete(stale)
+    adopted: dict[str, dict[str, Any]] = {}
+    if found.unknown_docs:
+        adopted = adopted_records(parts, found.unknown_docs)
+        parts.registry.update(lambda d: d["documents"].update(adopted))
+        found = find_orphans(parts)  # other versions of the adopted documents are leftovers now
+    if found.leftovers:
+        parts.store.delete(list(found.leftovers))
     parts.registry.clear_journal()
-    return len(stale)
-
+    return sorted(adopted)

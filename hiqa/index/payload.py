@@ -20,7 +20,8 @@ from hiqa.model import Segment
 
 SEGMENT_FIELDS = ("doc_id", "path", "level", "order", "piece", "text", "augmented_text", "span",
                   "content_hash", "version", "doc_version", "kind", "pages", "is_table", "image")
-DOCUMENT_FIELDS = ("doc_title", "source", "keywords", "strategy", "embedder", "model_id")
+DOCUMENT_FIELDS = ("doc_title", "source", "keywords", "strategy", "embedder", "model_id",
+                   "segment_format")
 INDEXED_FIELDS = ("doc_id", "doc_version", "keywords")
 """Keyword payload indexes: documents, registered versions, keywords."""
 HEAD_FIELD = "model_id"
@@ -46,7 +47,8 @@ def payload_key(payload: Mapping[str, Any]) -> str:
 def to_payload(s: Segment, version: str, head: Mapping[str, Any] | None = None
                ) -> dict[str, Any]:
     """A point's payload: the segment's own fields, and with ``head`` given (the document's
-    first segment: ``{"keywords", "embedder", "model_id"}``) the document's fields too."""
+    first segment: ``{"keywords", "embedder", "model_id", "segment_format"}``) the document's
+    fields too."""
     p: dict[str, Any] = {
         "doc_id": s.doc_id, "path": list(s.path), "level": s.level, "order": s.order,
         "piece": s.piece, "text": s.text, "augmented_text": s.augmented_text,
@@ -61,7 +63,8 @@ def to_payload(s: Segment, version: str, head: Mapping[str, Any] | None = None
         p["image"] = s.image
     if head is not None:
         p.update(doc_title=s.doc_title, source=s.source, keywords=list(head["keywords"]),
-                 strategy=s.strategy, embedder=head["embedder"], model_id=head["model_id"])
+                 strategy=s.strategy, embedder=head["embedder"], model_id=head["model_id"],
+                 segment_format=head["segment_format"])
     return p
 
 
@@ -137,6 +140,8 @@ class StoredVersions:
                 "hash": version, "pages": self._pages[key], "sections": 0,
                 "segments": self.counts[key], "keywords": {"rule": list(p.get("keywords", []))},
                 "warnings": list(warnings), "format": "", "ingested_at": 0.0,
+                # points written before the head carried it: unknown, so re-read when asked
+                "segment_format": int(p.get("segment_format", 1)),
             }
         return out
 
