@@ -23,6 +23,8 @@ POINTS = (
     "embed:before-write",        # dense vectors computed, not written
     "embed:mid-write",           # some dense vectors written
     "remove:after-registry",     # a document unregistered, its points still stored
+    "repair:after-registry",     # repair re-registered / forgot documents, stale points stored
+    "repair:mid-reindex",        # repair re-read some documents from their sources, not all
 )
 
 _counts: dict[str, int] = {}

@@ -13,10 +13,34 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import math
 import os
+import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+from hiqa.errors import StorageError
+
+MB = 1024 * 1024
+
+
+def check_free_space(directory: Path, need: int, what: str) -> None:
+    """Refuse, with what to do, work that needs ``need`` bytes more than ``directory``'s file
+    system has free: a store that grows a memory-mapped file on a full disk is killed by SIGBUS
+    mid-write, where this says so before anything is written."""
+    probe = directory
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    try:
+        free = shutil.disk_usage(probe).free
+    except OSError:
+        return  # cannot tell: let the write itself report
+    if free < need:
+        raise StorageError(
+            f"no space left on device: {what} needs ~{math.ceil(need / MB)} MB in {directory} "
+            f"and {free // MB} MB are free. Nothing was changed; free some space or move the "
+            "data directory (HIQA_DATA_DIR)")
 
 
 class LockBusy(Exception):

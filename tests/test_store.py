@@ -124,7 +124,7 @@ def test_another_embedding_model_is_refused(settings, corpus):
 
 
 def test_docs_and_collections_work_while_another_process_holds_the_store(
-        settings, corpus, capsys):
+        settings, corpus, capsys, monkeypatch):
     build(settings, corpus)
     with store_held_elsewhere(settings, "man"):
         data = str(settings.data_dir)
@@ -134,9 +134,29 @@ def test_docs_and_collections_work_while_another_process_holds_the_store(
         assert all(r["segments"] > 0 and len(r["version"]) == 16 for r in rows)
         assert cli.main(["--data-dir", data, "collections"]) == 0
         assert "man" in capsys.readouterr().out
+        monkeypatch.setenv("HIQA_STORE_WAIT", "0.5")
         assert cli.main(["--data-dir", data, "search", "follow", "-c", "man"]) != 0
         err = capsys.readouterr().err
+        assert "waiting up to 0.5 s for the store of collection 'man'" in err
         assert "in use by" in err and "hiqa docs" in err
+
+
+def test_a_command_waits_for_a_store_another_process_releases(settings, corpus, capsys,
+                                                               monkeypatch):
+    """Issue #33: of four CLI clients on one data dir, one in five commands failed "in use";
+    a command now waits (HIQA_STORE_WAIT) and says for what."""
+    import threading
+
+    build(settings, corpus)
+    monkeypatch.setenv("HIQA_STORE_WAIT", "30")
+    data = str(settings.data_dir)
+    with store_held_elsewhere(settings, "man") as release:
+        threading.Timer(1.5, release).start()
+        assert cli.main(["--data-dir", data, "search", "follow appended data", "-c", "man",
+                         "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert "waiting up to 30 s for the store of collection 'man', in use by pid" in err
+    assert json.loads(out)[0]["doc"] == "tail.1.md"
 
 
 def test_migrate_an_old_local_mode_data_dir(settings, corpus, capsys):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
@@ -161,9 +162,20 @@ def _extra_commands() -> list[Callable[[argparse._SubParsersAction], None]]:
     return [cli_index.register, cli_eval.register, cli_demo.register]
 
 
+class _Notices(logging.Handler):
+    """The engine's notices (``logging`` under ``hiqa``: waiting for a store another process
+    holds) as lines on the stderr of the moment."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(f"note: {record.getMessage()}", file=sys.stderr, flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from hiqa.cli.errors import report, split_debug
 
+    engine = logging.getLogger("hiqa")
+    if not any(isinstance(h, _Notices) for h in engine.handlers):
+        engine.addHandler(_Notices(logging.INFO))
     args_list, debug = split_debug(list(sys.argv[1:] if argv is None else argv))
     parser = build_parser()
     args = parser.parse_args(args_list)

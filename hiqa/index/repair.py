@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hiqa.faults import checkpoint
 from hiqa.index.derived import derived
 from hiqa.index.ingest import Progress, ingest, source_root
 from hiqa.index.lock import ingest_lock
@@ -103,12 +104,15 @@ def repair(parts: Parts, *, dry_run: bool = False,
                         "still stored; the source file is gone")]
                     record["segments"] = n
             parts.registry.update(change)
+        checkpoint("repair:after-registry")
         visible = set(parts.registry.version_keys())
         stale = [r.id for r in ([] if plan.create_store else parts.store.scroll(
             fields=KEY_FIELDS)) if payload_key(r.payload) not in visible]
         parts.store.delete(stale)
         parts.registry.clear_journal()
-    for doc_id in plan.reindex:
+    for i, doc_id in enumerate(plan.reindex):
+        if i:
+            checkpoint("repair:mid-reindex")
         source = docs[doc_id]["source"]
         ingest(parts, [source], root=source_root(doc_id, source) or None, progress=progress,
                force=True)

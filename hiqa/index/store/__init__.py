@@ -72,7 +72,8 @@ def open_store(settings: Settings, name: str) -> Store:
                 store = ClientStore(get_client(settings), name,
                                     str(Path(settings.data_dir) / "qdrant"))
             elif settings.store == "edge":
-                store = EdgeStore(Path(settings.data_dir) / "store" / name, name)
+                store = EdgeStore(Path(settings.data_dir) / "store" / name, name,
+                                  wait_s=settings.store_wait)
             else:
                 raise CollectionError(f"unknown store {settings.store!r} (HIQA_STORE): choose "
                                       f"one of {', '.join(STORES)}")

@@ -7,9 +7,11 @@ the error for a second one says which process holds it.
 """
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,15 @@ import numpy as np
 import qdrant_edge as qe
 
 from hiqa.errors import CollectionError
+from hiqa.files import MB, check_free_space
+
+LOG = logging.getLogger("hiqa.store")
+OPEN_HEADROOM = 96 * MB
+"""Free space a shard needs to open: Qdrant Edge maps its write-ahead log in 32 MB files and
+prepares the next one when it opens (a search, too), and its vector and payload files grow in
+32 MB chunks as points come; on a full file system a touch of such a page is a SIGBUS.  Three
+chunks: the log's next file and one chunk each for the vectors and the payloads an ingest
+starts writing."""
 from hiqa.index.payload import HEAD_FIELD, INDEXED_FIELDS
 from hiqa.index.store.base import (
     BATCH,
@@ -111,9 +122,11 @@ def _payload_selector(fields: Sequence[str] | bool) -> Any:
 class EdgeStore(Store):
     """A Qdrant Edge shard in ``directory`` (created by ``create``)."""
 
-    def __init__(self, directory: Path, name: str):
+    def __init__(self, directory: Path, name: str, wait_s: float = 0.0):
         self.directory = directory
         self.name = name
+        self.wait_s = wait_s
+        """How long opening waits for another process to release the shard (``HIQA_STORE_WAIT``)."""
         self.where = str(directory)
         self.writes: int = 0
         self.unbuilt = 0
@@ -131,38 +144,55 @@ class EdgeStore(Store):
             if not self.exists():
                 raise CollectionError(f"the store of collection {self.name!r} is missing "
                                       f"({self.directory})")
+            check_free_space(self.directory, OPEN_HEADROOM, "opening the store")
             self._shard = self._open(lambda: qe.EdgeShard.load(str(self.directory)))
             _read_ahead(self.directory)
         return self._shard
 
     def _open(self, opener: Any) -> qe.EdgeShard:
+        """Open the shard, waiting up to ``wait_s`` (one notice, then a poll every 0.1 s) while
+        another process holds it: four CLI commands on one data dir take turns instead of
+        three of them failing "in use"."""
         owner = self.directory / "hiqa.owner"
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            shard = opener()
-        except OSError as exc:
-            raise storage_error(exc, self.directory.parent.parent) from exc
-        except Exception as exc:
-            if "WouldBlock" not in str(exc) and "lock" not in str(exc).lower():
-                code = re.search(r"\(os error (\d+)\)", str(exc))
-                if code is None:
-                    raise
-                os_error = OSError(int(code.group(1)), os.strerror(int(code.group(1))),
-                                   str(self.directory))
-                raise storage_error(os_error, self.directory.parent.parent) from exc
-            who = owner.read_text().strip() if owner.exists() else "another process"
-            raise CollectionError(
-                f"the store of collection {self.name!r} ({self.directory}) is in use by {who}. "
-                "The embedded store allows one process at a time: stop that process (e.g. the "
-                "Streamlit app) and retry, or run a Qdrant server and set HIQA_QDRANT_URL. "
-                "`hiqa collections` and `hiqa docs` work meanwhile."
-            ) from exc
+        deadline = time.monotonic() + self.wait_s
+        told = False
+        while True:
+            try:
+                self.directory.mkdir(parents=True, exist_ok=True)
+                shard = opener()
+                break
+            except OSError as exc:
+                raise storage_error(exc, self.directory.parent.parent) from exc
+            except Exception as exc:
+                if "WouldBlock" not in str(exc) and "lock" not in str(exc).lower():
+                    code = re.search(r"\(os error (\d+)\)", str(exc))
+                    if code is None:
+                        raise
+                    os_error = OSError(int(code.group(1)), os.strerror(int(code.group(1))),
+                                       str(self.directory))
+                    raise storage_error(os_error, self.directory.parent.parent) from exc
+                who = owner.read_text().strip() if owner.exists() else "another process"
+                if time.monotonic() < deadline:
+                    if not told:
+                        LOG.warning("waiting up to %g s for the store of collection %r, in use "
+                                    "by %s", self.wait_s, self.name, who)
+                        told = True
+                    time.sleep(0.1)
+                    continue
+                waited = f" (waited {self.wait_s:g} s, HIQA_STORE_WAIT)" if self.wait_s else ""
+                raise CollectionError(
+                    f"the store of collection {self.name!r} ({self.directory}) is in use by "
+                    f"{who}{waited}. The embedded store allows one process at a time: stop that "
+                    "process (e.g. the Streamlit app) and retry, or run a Qdrant server and set "
+                    "HIQA_QDRANT_URL. `hiqa collections` and `hiqa docs` work meanwhile."
+                ) from exc
         owner.write_text(f"pid {os.getpid()} ({_describe_process()})\n")
         return shard
 
     def create(self, dim: int) -> None:
         config = _config(dim)
         self._segmented = None
+        check_free_space(self.directory, OPEN_HEADROOM, "creating the store")
         self._shard = self._open(lambda: qe.EdgeShard.create(str(self.directory), config))
         for field_name in INDEXED_FIELDS:
             self._shard.update(qe.UpdateOperation.create_field_index(

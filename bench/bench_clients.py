@@ -1,0 +1,103 @@
+"""Several CLI clients on one data dir: refusals and waits (issue #33, many clients).
+
+    python bench/bench_clients.py                  # 4 clients x 50 mixed commands
+    python bench/bench_clients.py --clients 8 --commands 20
+    python bench/bench_clients.py --quick          # smoke run: 2 clients x 3 commands
+
+The embedded store admits one process at a time.  Each client is a loop of ``hiqa`` processes
+(search, extractive ask, docs, collections, in a seeded random order) on one collection of the
+man-page dev corpus; a command that finds the store held waits for it (``HIQA_STORE_WAIT``,
+30 s by default) instead of failing.  The table counts refusals (a command that failed), the
+commands that had to wait (their "note: waiting" line), and the wall time of every command,
+median and 95th percentile, against the same commands run one at a time.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from _common import ROOT, ensure_dev_corpus, scratch
+
+QUESTIONS = ("wc: count the lines", "tail: follow appended data", "head: print the first lines",
+             "sort: reverse the order", "ls: list by modification time")
+
+
+def hiqa(data: Path, *words: str) -> tuple[int, float, str]:
+    """One ``hiqa`` process: (exit code, seconds, stderr)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "hiqa.cli", "--data-dir", str(data), *words],
+                          capture_output=True, text=True, env=env, check=False)
+    return proc.returncode, time.perf_counter() - t0, proc.stderr
+
+
+def command(rng: random.Random) -> tuple[str, ...]:
+    kind = rng.choice(("search", "search", "ask", "docs", "collections"))
+    if kind == "search":
+        return ("search", rng.choice(QUESTIONS), "-c", "bench", "--json")
+    if kind == "ask":
+        return ("ask", rng.choice(QUESTIONS), "-c", "bench", "--extractive", "--json")
+    if kind == "docs":
+        return ("docs", "-c", "bench", "--json")
+    return ("collections",)
+
+
+def client(data: Path, seed: int, n: int) -> list[tuple[int, float, str, str]]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        words = command(rng)
+        code, seconds, err = hiqa(data, *words)
+        out.append((code, seconds, err, words[0]))
+    return out
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--clients", type=int, default=4)
+    ap.add_argument("--commands", type=int, default=50, help="commands per client")
+    ap.add_argument("--docs", type=int, default=10, help="man pages in the collection")
+    ap.add_argument("--quick", action="store_true", help="2 clients x 3 commands, 3 pages")
+    args = ap.parse_args()
+    if args.quick:
+        args.clients, args.commands, args.docs = 2, 3, 3
+    corpus = ensure_dev_corpus(scratch(f"hiqa-clients-corpus-{args.docs}"), args.docs)
+    data = scratch(f"hiqa-clients-data-{args.docs}")
+    code, _, err = hiqa(data, "ingest", str(corpus), "-c", "bench")
+    if code != 0:
+        raise SystemExit(f"ingest failed: {err[-2000:]}")
+    solo = [hiqa(data, *command(random.Random(i)))[1] for i in range(min(5, args.commands))]
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(args.clients) as pool:
+        runs = list(pool.map(lambda i: client(data, i, args.commands), range(args.clients)))
+    wall = time.perf_counter() - t0
+    done = [r for run in runs for r in run]
+    refused = [r for r in done if r[0] != 0]
+    waited = [r for r in done if "note: waiting" in r[2]]
+    times = [r[1] for r in done]
+    print(f"### {args.clients} clients x {args.commands} commands on one data dir "
+          f"({len(done)} commands, {wall:.0f} s)\n")
+    print("| commands | refused | waited for the store | s per command p50 | p95 | "
+          "alone p50 |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    print(f"| {len(done)} | {len(refused)} | {len(waited)} | {statistics.median(times):.2f} | "
+          f"{pct(times, 0.95):.2f} | {statistics.median(solo):.2f} |")
+    for code, _, err, what in refused[:5]:
+        print(f"\nrefused `{what}` (exit {code}): {err.strip()[-300:]}", file=sys.stderr)
+    return 1 if refused else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
