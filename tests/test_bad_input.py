@@ -65,7 +65,7 @@ def env(tmp_path_factory, embed_cache):
         .encode("latin-1"))
     (files / "report.docx").write_bytes(b"PK\x03\x04 not supported")
     for codec, bom in (("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"),
-                       ("utf-32-le", b"\xff\xfe\x00\x00")):  # as Windows tools save them
+                       ("utf-32-le", b"\xff\xfe\x00\x00"), ("utf-32-be", b"\x00\x00\xfe\xff")):
         (files / f"{codec}.md").write_bytes(bom + UTF16_TEXT.encode(codec))
     (files / "broken-utf16.md").write_bytes(b"\xff\xfe" + "# Caf".encode("utf-16-le") + b"\x00\xd8")
     (files / "moved.html").write_text(  # rustdoc, Sphinx: an old URL kept as a redirect stub
@@ -81,6 +81,8 @@ def env(tmp_path_factory, embed_cache):
     (files / "not-utf8.csv").write_bytes("doc,keyword\nwc.1.md,caf\xe9\n".encode("latin-1"))
     (files / "no-rows.csv").write_text("doc,keyword\nonly-one-column\n")
     (files / "a-file").write_text("not a folder")
+    (files / "other").mkdir()  # another file whose id is the collection's wc.1.md
+    (files / "other" / "wc.1.md").write_text("# wc(1)\n\n## NAME\n\nwc - another tool\n")
     (files / "linked").mkdir()  # a documents folder holding a link to a system file
     (files / "linked" / "passwd.txt").symlink_to("/etc/passwd")
     (files / "badcache").mkdir()
@@ -258,6 +260,22 @@ CLI = [
          r"the embedding cache .*embeddings\.sqlite3 cannot be used \(file is not a database\)\. "
          r"It only saves time: delete it", code=1, argv=S(),
          env={"HIQA_CACHE_DIR": "{files}/badcache"}),
+    # issue #33: a file whose id is another file's document replaced it with a warning
+    Case("ingest another file with an indexed id", "cli", r"wc\.1\.md +failed(.|\n)*error: the "
+         r"collection's document 'wc\.1\.md' comes from another file, .*nothing was replaced"
+         r".*--replace", code=1, argv=("ingest", "{files}/other/wc.1.md", "-c", "docs")),
+    Case("store wait not a number", "cli", r"HIQA_STORE_WAIT must be a number in \[0, 3600\]"
+         r".*got 'soon'", argv=Q(), env={"HIQA_STORE_WAIT": "soon"}),
+    Case("store wait negative", "cli", r"HIQA_STORE_WAIT must be in \[0, 3600\].*got -1",
+         argv=Q(), env={"HIQA_STORE_WAIT": "-1"}),
+    Case("repair unknown collection", "cli", r"unknown collection 'nope' \(known: docs\)",
+         argv=("repair", "-c", "nope")),
+    Case("docs unknown collection", "cli", r"unknown collection 'nope' \(known: docs\)",
+         argv=("docs", "-c", "nope")),
+    Case("title of an unknown document", "cli", r"no document 'nope\.md' in collection 'docs'",
+         argv=("title", "nope.md", "Some title", "-c", "docs")),
+    Case("eval questions missing", "cli", r"missing-q\.jsonl",
+         argv=("eval", "--corpus", "{files}/linked", "--questions", "{files}/missing-q.jsonl")),
     Case("--debug shows the traceback", "cli",
          r"Traceback \(most recent call last\)(.|\n)*ParameterError(.|\n)*error: alpha must be in",
          argv=Q("--alpha", "2", "--debug")),
@@ -406,6 +424,8 @@ API = [
          code=0, call=_bom("utf-16-le")),
     Case("UTF-16 BE with BOM", "api", r"decoded as UTF-16 \(byte-order mark\)", code=0,
          call=_bom("utf-16-be")),
+    Case("UTF-32 BE with BOM", "api", r"decoded as UTF-32 \(byte-order mark\)", code=0,
+         call=_bom("utf-32-be")),
     Case("UTF-32 LE with BOM", "api", r"decoded as UTF-32 \(byte-order mark\)", code=0,
          call=_bom("utf-32-le")),
     Case("UTF-16 BOM, broken text", "cli", r"error: starts with a UTF-16 byte-order mark but is "
@@ -484,6 +504,15 @@ def _app_folder_outside(env: dict[str, Any]) -> str:
     _by_label(at.text_input, "…or a folder on the server").set_value("/etc")
     _by_label(at.button, "Ingest").click().run()
     return _shown(at)
+
+
+def _app_folder_with_a_link_out(env: dict[str, Any]) -> str:
+    """Issue #33: an allowed folder holding a link to a system file showed that file's text."""
+    at = _app(env, "app_pages/ingest.py", HIQA_ALLOWED_DIRS=str(env["files"]))
+    _by_label(at.text_input, "…or a folder on the server").set_value(str(env["files"] / "linked"))
+    _by_label(at.button, "Ingest").click().run()
+    reasons = "\n".join(str(r) for r in at.dataframe[0].value["reason"])
+    return _shown(at) + "\n" + reasons
 
 
 def _app_eval_corpus_outside(env: dict[str, Any]) -> str:
@@ -618,6 +647,9 @@ APP_CASES = [
          code=0, call=_app_eval_questions_off),
     Case("app: data dir outside the allowed roots", "app", r"Data directory: / is outside the "
          r"folders", code=0, call=_app_data_dir_outside),
+    Case("app: folder with a link to a system file", "app", r"1 skipped(.|\n)*a link to "
+         r"/etc/passwd, outside the folder being ingested", code=0,
+         call=_app_folder_with_a_link_out),
     Case("app: data dir is a folder of documents", "app", r"corpus holds other files .* and is "
          r"not a HiQA data directory", code=0, call=_app_data_dir_is_a_docs_folder),
     Case("app: data dir without HIQA_ALLOWED_DIRS", "app", r"can be chosen only inside "

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
+from pathlib import Path
 
 from hiqa.augment import TABLE_TEXTS, Strategy
 from hiqa.cli import jsonout
@@ -187,9 +189,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:  # noqa: BLE001 - every failure becomes one line (see cli_errors)
-        from hiqa.cli.index import settings_of
-
-        return report(exc, settings_of(args).data_dir, debug)
+        # not Settings(): the failure may be a setting that does not parse
+        data_dir = Path(getattr(args, "data_dir", None) or os.environ.get("HIQA_DATA_DIR")
+                        or "data")
+        return report(exc, data_dir, debug)
 
 
 if __name__ == "__main__":
