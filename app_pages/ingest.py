@@ -119,25 +119,31 @@ def switch_to(name: str, message: str) -> None:
     st.rerun()
 
 
-def show_results(results: list) -> None:
+def show_results(results: list, into: str) -> None:
     level, message = ingest_summary(results)
-    (st.warning if level == "warning" else st.success)(f"Ingest: {message}")
+    (st.warning if level == "warning" else st.success)(
+        f"Ingest into {escape_markdown(into)}: {message}")
     st.dataframe(ingest_rows(results), hide_index=True)
 
 
 # ------------------------------------------------------------------ add documents
 st.subheader("Add documents")
 generation = st.session_state.setdefault(FORM_KEY, 0)
+# Where the documents go is chosen outside the form, so the button can name it: an existing
+# collection is the one chosen in the sidebar (the form once kept its own pick, and a file
+# went silently into a collection the sidebar no longer showed)
+into = st.radio("Into", list(INTO), format_func=INTO.get, horizontal=True,
+                index=0 if names else 1, key=f"into-{generation}")
+if into == "existing" and names:
+    target = current if current in names else names[0]
+    new_name = ""
+    st.caption(f"Into **{escape_markdown(target)}**, the collection chosen in the sidebar; "
+               "choose another there.")
+else:
+    new_name = st.text_input("New collection name", placeholder="manuals-2024",
+                             key=f"name-{generation}")
+    target = new_name.strip()
 with st.form(f"ingest-{generation}"):
-    into = st.radio("Into", list(INTO), format_func=INTO.get, horizontal=True,
-                    index=0 if names else 1, key=f"into-{generation}")
-    left, right = st.columns(2)
-    target = left.selectbox("Existing collection", names,
-                            index=names.index(current) if current in names else 0,
-                            disabled=not names, key=f"target-{generation}")
-    new_name = right.text_input("New collection name", placeholder="manuals-2024",
-                                help="Used when 'A new collection' is chosen",
-                                key=f"name-{generation}")
     left, right = st.columns(2)
     strategy = left.selectbox("Chunking strategy", [x.value for x in Strategy],
                               index=[x.value for x in Strategy].index("hca"),
@@ -171,7 +177,10 @@ with st.form(f"ingest-{generation}"):
         "Replace documents of the same name", key=f"replace-{generation}",
         help="An uploaded file named like a document already in the collection, or a file whose "
              "id belongs to another file's document, replaces it only when this is ticked")
-    submitted = st.form_submit_button("Ingest", type="primary")
+    # keyed: a label that names the target must not make a new button of it (a name typed
+    # just before the click changes the label in the very run the click arrives in)
+    submitted = st.form_submit_button(f"Ingest into {target}" if target else "Ingest",
+                                      type="primary", key=f"ingest-submit-{generation}")
 
 if submitted:
     created = False
@@ -227,7 +236,7 @@ if submitted:
                 more = run_ingest(col, [path], path, llm_format, llm_keywords, dense, replace_same)
                 results = (results or []) + (more or [])
         if results is not None:
-            st.session_state["ingest_results"] = results
+            st.session_state["ingest_results"] = (results, col.name)
         if created and not col.documents:
             col.delete()  # a new collection whose every document failed is not left behind
             st.error("No document could be indexed, so the new collection was not created.")
@@ -240,7 +249,7 @@ if submitted:
 if st.session_state.get("ingest_message"):
     st.success(escape_markdown(st.session_state.pop("ingest_message")))
 if st.session_state.get("ingest_results"):
-    show_results(st.session_state["ingest_results"])
+    show_results(*st.session_state["ingest_results"])
 
 # ------------------------------------------------------------------ manage
 st.subheader("Manage collections")
@@ -266,7 +275,7 @@ else:
             results = guarded(lambda: col.reread_older(progress=progress), "Re-reading failed")
             if results is not None:
                 progress.bar.progress(1.0, text="Done")
-                st.session_state["ingest_results"] = results
+                st.session_state["ingest_results"] = (results, col.name)
                 st.session_state["ingest_message"] = f"Re-read {len(older)} documents."
                 st.rerun()
     st.dataframe([{"document": d, "title": m.get("title", ""), "pages": m.get("pages", 0),

@@ -74,6 +74,11 @@ def by_label(elements, label: str):
     return next(e for e in elements if e.label == label)
 
 
+def ingest_button(at):
+    """The Ingest page's button, which names the target ("Ingest into docs")."""
+    return next(b for b in at.button if b.label.startswith("Ingest"))
+
+
 def record_progress(monkeypatch) -> list[tuple[float, str]]:
     """(value, text without Markdown escapes) of every update of a progress bar made after
     ``st.progress``: AppTest keeps only an element's last state, the test needs them all."""
@@ -340,19 +345,20 @@ def test_embedding_page_plots_and_separation(app):
 def test_ingest_upload_new_collection_then_manage(app, data_dir):
     at = app.switch_page("app_pages/ingest.py").run()
     assert at.title[0].value == "Ingest"
-    by_label(at.radio, "Into").set_value("new")
+    by_label(at.radio, "Into").set_value("new").run()
     by_label(at.text_input, "New collection name").set_value("uploads1")
     uploader = at.file_uploader[0]
     uploader.upload("../../escape me.md", b"# Escape\n\n## Usage\n\nrun it with care\n")
     uploader.upload("broken.pdf", b"%PDF-1.4 not really a pdf")
-    by_label(at.button, "Ingest").click().run()
+    ingest_button(at).click().run()
     assert not at.exception, at.exception
     assert at.session_state["hiqa_collection"] == "uploads1"
     rows = at.dataframe[0].value
     assert set(rows["status"]) == {"added", "failed"}
     failed = rows[rows["status"] == "failed"].iloc[0]
     assert failed["reason"]  # the reason is shown
-    assert by_label(at.text_input, "New collection name").value == ""  # the form was cleared
+    assert by_label(at.radio, "Into").value == "existing"  # the form was cleared
+    assert "Into **uploads1**" in texts(at.caption)  # the sidebar's collection, now uploads1
     uploads = data_dir / "uploads" / "uploads1"
     assert sorted(p.name for p in uploads.iterdir()) == ["escape me.md"]  # failed file removed
     assert not (data_dir.parent / "escape me.md").exists()
@@ -375,10 +381,10 @@ def test_ingest_shows_each_documents_structure_fidelity(app, tmp_path):
     """Issue #30: the Ingest page says where each document's heading tree came from."""
     pdf = fx.printed_toc_pdf(tmp_path)
     at = app.switch_page("app_pages/ingest.py").run()
-    by_label(at.radio, "Into").set_value("new")
+    by_label(at.radio, "Into").set_value("new").run()
     by_label(at.text_input, "New collection name").set_value("reports")
     at.file_uploader[0].upload("review.pdf", pdf.read_bytes())
-    by_label(at.button, "Ingest").click().run()
+    ingest_button(at).click().run()
     assert not at.exception, at.exception
     summary = "8 headings (L1 3 · L2 5) from the printed table of contents"
     results = at.dataframe[0].value
@@ -391,15 +397,15 @@ def test_ingest_duplicate_is_a_skip_and_manage_follows_the_target(app, data_dir)
     """A second copy of an indexed file is skipped with its reason (not "1 failed"), and the
     Manage section then shows the collection ingested into, not the sidebar's previous one."""
     at = app.switch_page("app_pages/ingest.py").run()
-    by_label(at.radio, "Into").set_value("new")
+    by_label(at.radio, "Into").set_value("new").run()
     by_label(at.text_input, "New collection name").set_value("second")
     at.file_uploader[0].upload("note.md", b"# Note\n\n## Usage\n\nsomething else entirely\n")
-    by_label(at.button, "Ingest").click().run()
+    ingest_button(at).click().run()
     assert at.session_state["hiqa_collection"] == "second"
-    by_label(at.radio, "Into").set_value("existing")
-    by_label(at.selectbox, "Existing collection").set_value("docs")
+    by_label(at.radio, "Into").set_value("existing").run()
+    at.sidebar.selectbox(key="hiqa_collection").set_value("docs")
     at.file_uploader[0].upload("wc-copy.md", DOCS["wc.1.md"].encode())
-    by_label(at.button, "Ingest").click().run()
+    ingest_button(at).click().run()
     assert not at.exception, at.exception
     rows = at.dataframe[0].value
     assert list(rows["status"]) == ["skipped"] and "duplicate of wc.1.md" in rows.iloc[0]["reason"]
@@ -412,28 +418,27 @@ def test_ingest_duplicate_is_a_skip_and_manage_follows_the_target(app, data_dir)
 
 def test_an_upload_replaces_a_document_only_when_asked(app, data_dir):
     """Issue #33: uploading a file named like a document already in the collection replaced it
-    with no word in the app; now the app asks first."""
+    with no word in the app; now the app asks first.  Issue #34: the button and the message
+    name the collection, the sidebar's."""
     at = app.switch_page("app_pages/ingest.py").run()
-    by_label(at.radio, "Into").set_value("new")
+    by_label(at.radio, "Into").set_value("new").run()
     by_label(at.text_input, "New collection name").set_value("asked")
     at.file_uploader[0].upload("summary.md", b"# Summary 2022\n\n## Sales\n\nSales grew.\n")
-    by_label(at.button, "Ingest").click().run()
+    ingest_button(at).click().run()
     col = Collection("asked", Settings(data_dir=data_dir))
     assert "Sales grew" in col.markdown("summary.md")
+    assert ingest_button(at).label == "Ingest into asked"  # the sidebar's collection, named
     at.file_uploader[0].upload("summary.md", b"# Summary 2023\n\n## Sales\n\nSales fell.\n")
-    by_label(at.radio, "Into").set_value("existing")
-    by_label(at.selectbox, "Existing collection").set_value("asked")
-    by_label(at.button, "Ingest").click().run()
+    ingest_button(at).click().run()
     assert not at.exception, at.exception
     assert r"Already in the collection, so not ingested: summary\.md" in texts(at.warning)
     assert "Sales grew" in col.markdown("summary.md")
     at.file_uploader[0].upload("summary.md", b"# Summary 2023\n\n## Sales\n\nSales fell.\n")
-    by_label(at.radio, "Into").set_value("existing")
-    by_label(at.selectbox, "Existing collection").set_value("asked")
     by_label(at.checkbox, "Replace documents of the same name").check()
-    by_label(at.button, "Ingest").click().run()
+    ingest_button(at).click().run()
     assert not at.exception, at.exception
     assert "Sales fell" in col.markdown("summary.md")
+    assert "Ingest into asked: 1 updated" in texts(at.success)
     col.delete()
 
 
@@ -455,7 +460,7 @@ def test_manage_re_reads_documents_an_older_hiqa_segmented(app, data_dir, tmp_pa
     assert "2 of 2 documents were segmented by an older HiQA" in texts(at.info)
     by_label(at.button, "Re-read 2 documents").click().run()
     assert not at.exception, at.exception
-    assert "Re\\-read 2 documents" in texts(at.success) and "Ingest: 2 updated." in texts(at.success)
+    assert "Re\\-read 2 documents" in texts(at.success) and "Ingest into older: 2 updated." in texts(at.success)
     assert set(at.dataframe[0].value["status"]) == {"updated"}
     assert "older HiQA" not in texts(at.info)  # nothing left to re-read: no notice, no button
     assert not [b for b in at.button if b.label.startswith("Re-read")]
@@ -469,10 +474,10 @@ def test_manage_re_reads_documents_an_older_hiqa_segmented(app, data_dir, tmp_pa
 
 def test_ingest_all_failed_upload_leaves_no_collection(app, data_dir):
     at = app.switch_page("app_pages/ingest.py").run()
-    by_label(at.radio, "Into").set_value("new")
+    by_label(at.radio, "Into").set_value("new").run()
     by_label(at.text_input, "New collection name").set_value("nothing")
     at.file_uploader[0].upload("empty.md", b"")
-    by_label(at.button, "Ingest").click().run()
+    ingest_button(at).click().run()
     assert not at.exception
     assert "not created" in texts(at.error)
     assert "nothing" not in list_collections(Settings(data_dir=data_dir))
@@ -481,14 +486,14 @@ def test_ingest_all_failed_upload_leaves_no_collection(app, data_dir):
 def test_ingest_bad_name_and_missing_folder_are_messages(app, monkeypatch):
     monkeypatch.setenv("HIQA_ALLOWED_DIRS", "/")  # server folders are off without it
     at = app.switch_page("app_pages/ingest.py").run()
-    by_label(at.radio, "Into").set_value("new")
+    by_label(at.radio, "Into").set_value("new").run()
     by_label(at.text_input, "New collection name").set_value("../bad name")
-    by_label(at.button, "Ingest").click().run()
+    ingest_button(at).click().run()
     assert "invalid collection name" in texts(at.error)
-    by_label(at.radio, "Into").set_value("existing")
-    by_label(at.selectbox, "Existing collection").set_value("docs")
+    by_label(at.radio, "Into").set_value("existing").run()
+    at.sidebar.selectbox(key="hiqa_collection").set_value("docs")
     by_label(at.text_input, "…or a folder on the server").set_value("/no/such/folder")
-    by_label(at.button, "Ingest").click().run()
+    ingest_button(at).click().run()
     assert "Folder not found" in texts(at.error)
 
 
@@ -499,12 +504,12 @@ def test_ingest_before_finishing_shows_progress_that_follows_the_embedding(app, 
     every batch of the slow stage.  What the page sends to its bar is recorded on the way."""
     sent = record_progress(monkeypatch)
     at = app.switch_page("app_pages/ingest.py").run()
-    by_label(at.radio, "Into").set_value("new")
+    by_label(at.radio, "Into").set_value("new").run()
     by_label(at.text_input, "New collection name").set_value("gearboxes")
     by_label(at.radio, "Dense vectors").set_value("now")
     for name, text in unseen_documents("progress-app", sections=(2, 2, 2, 8)).items():
         at.file_uploader[0].upload(name, text.encode())
-    by_label(at.button, "Ingest").click().run()
+    ingest_button(at).click().run()
     assert not at.exception, at.exception
     col = Collection("gearboxes", Settings(data_dir=data_dir))
     total = len(col)
@@ -585,12 +590,12 @@ def test_ingest_with_llm_keywords_from_the_local_model_server(app, data_dir, llm
     monkeypatch.setenv("HIQA_LLM_MODEL", MODEL_ALIAS)
     monkeypatch.setenv("HIQA_LLM_TIMEOUT", "120")
     at = app.switch_page("app_pages/ingest.py").run()
-    by_label(at.radio, "Into").set_value("new")
+    by_label(at.radio, "Into").set_value("new").run()
     by_label(at.text_input, "New collection name").set_value("llmkw")
     at.file_uploader[0].upload("ads1115.md", b"# ADS1115 Datasheet\n\n## Features\n\n"
                                             b"The ADS1115 is a 16-bit ADC from Texas Instruments.\n")
     next(c for c in at.checkbox if c.label == "LLM keywords").check()
-    by_label(at.button, "Ingest").click().run(timeout=300)
+    ingest_button(at).click().run(timeout=300)
     assert not at.exception, at.exception
     record = Collection("llmkw", Settings(data_dir=data_dir)).documents["ads1115.md"]
     assert "llm" in record["keywords"]  # the model was asked; its answer is stored by source
@@ -599,10 +604,10 @@ def test_ingest_with_llm_keywords_from_the_local_model_server(app, data_dir, llm
 def test_ingest_llm_always_without_endpoint_is_a_message(app, monkeypatch):
     monkeypatch.delenv("HIQA_LLM_BASE_URL", raising=False)
     at = app.switch_page("app_pages/ingest.py").run()
-    by_label(at.radio, "Into").set_value("new")
+    by_label(at.radio, "Into").set_value("new").run()
     by_label(at.text_input, "New collection name").set_value("llmfail")
     at.file_uploader[0].upload("a.md", b"# A\n\n## B\n\ntext\n")
     by_label(at.selectbox, "LLM formatter").set_value("always")
-    by_label(at.button, "Ingest").click().run()
+    ingest_button(at).click().run()
     assert not at.exception
     assert "need an endpoint" in texts(at.error)

@@ -502,7 +502,7 @@ def _app_folder_off(env: dict[str, Any]) -> str:
 def _app_folder_outside(env: dict[str, Any]) -> str:
     at = _app(env, "app_pages/ingest.py", HIQA_ALLOWED_DIRS=str(env["files"]))
     _by_label(at.text_input, "…or a folder on the server").set_value("/etc")
-    _by_label(at.button, "Ingest").click().run()
+    next(b for b in at.button if b.label.startswith("Ingest")).click().run()
     return _shown(at)
 
 
@@ -510,7 +510,7 @@ def _app_folder_with_a_link_out(env: dict[str, Any]) -> str:
     """Issue #33: an allowed folder holding a link to a system file showed that file's text."""
     at = _app(env, "app_pages/ingest.py", HIQA_ALLOWED_DIRS=str(env["files"]))
     _by_label(at.text_input, "…or a folder on the server").set_value(str(env["files"] / "linked"))
-    _by_label(at.button, "Ingest").click().run()
+    next(b for b in at.button if b.label.startswith("Ingest")).click().run()
     reasons = "\n".join(str(r) for r in at.dataframe[0].value["reason"])
     return _shown(at) + "\n" + reasons
 
@@ -613,18 +613,18 @@ def _app_empty_question(env: dict[str, Any]) -> str:
 
 def _app_bad_collection_name(env: dict[str, Any]) -> str:
     at = _app(env, "app_pages/ingest.py")
-    _by_label(at.radio, "Into").set_value("new")
+    _by_label(at.radio, "Into").set_value("new").run()
     _by_label(at.text_input, "New collection name").set_value("nl\nx")
-    _by_label(at.button, "Ingest").click().run()
+    next(b for b in at.button if b.label.startswith("Ingest")).click().run()
     return _shown(at)
 
 
 def _app_binary_upload(env: dict[str, Any]) -> str:
     at = _app(env, "app_pages/ingest.py")
-    _by_label(at.radio, "Into").set_value("existing")
-    _by_label(at.selectbox, "Existing collection").set_value("docs")
+    _by_label(at.radio, "Into").set_value("existing").run()
+    at.sidebar.selectbox(key="hiqa_collection").set_value("docs")
     at.file_uploader[0].upload("notes.md", b"\x89PNG\r\n\x1a\n\x00\x00binary")
-    _by_label(at.button, "Ingest").click().run()
+    next(b for b in at.button if b.label.startswith("Ingest")).click().run()
     errors = [str(v) for frame in at.dataframe if "reason" in frame.value
               for v in frame.value["reason"]]
     return "\n".join(errors) + _shown(at)

@@ -39,6 +39,8 @@ QUESTION = "What does CONCURRENTLY do when dropping an index?"
 AMBIGUOUS = "What happens if the object does not exist?"  # every DROP page answers it
 GOLD_ID = "q10"  # "Can DROP DATABASE be executed inside a transaction block?"
 BUILD_TIMEOUT_MS = 300_000
+DATA_DIRS: dict[str, Path] = {}
+"""A running app's URL -> its data dir (what a test checks on disk after working in the page)."""
 
 if os.environ.get("CI") and not CHROMIUM.exists():
     raise RuntimeError(f"CI must install Debian's chromium ({CHROMIUM}); see scripts/test.sh")
@@ -91,6 +93,7 @@ def server(tmp_path_factory):
          "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
+    DATA_DIRS[url] = tmp / "data"
     try:
         wait_healthy(url, proc)
         yield url
@@ -332,7 +335,7 @@ def test_markup_in_documents_stays_text_on_every_page(server, page, tmp_path):
     evil.write_text(EVIL_MD, encoding="utf-8")
     upload(page, server, evil)
     page.get_by_role("button", name="Ingest").click()
-    page.get_by_text(re.compile(r"^Ingest: 1 added")).first.wait_for(timeout=BUILD_TIMEOUT_MS)
+    page.get_by_text(re.compile(r"^Ingest into [^:]+: 1 added")).first.wait_for(timeout=BUILD_TIMEOUT_MS)
     assert_nothing_injected(page, "Ingest")
 
     goto(page, "Chat")
@@ -405,7 +408,7 @@ def test_ingest_before_finishing_shows_moving_progress(server, page, tmp_path):
     page.get_by_text("Before finishing").first.click()
     page.evaluate(RECORD_BARS)
     page.get_by_role("button", name="Ingest").click()
-    done = page.get_by_text(re.compile(r"^Ingest: 1 added"))
+    done = page.get_by_text(re.compile(r"^Ingest into [^:]+: 1 added"))
     done.first.wait_for(timeout=BUILD_TIMEOUT_MS)
     seen = [(t, int(v or 0)) for t, v in page.evaluate("() => window.__bars")]
     embedding = [(t, v) for t, v in seen if re.search(r"segments \d+/~?\d+ embedded", t)]
@@ -419,3 +422,46 @@ def test_ingest_before_finishing_shows_moving_progress(server, page, tmp_path):
     assert "segments 30/30 embedded" in embedding[-1][0], embedding[-1]
     assert values[-1] >= 95, seen[-3:]
     shot(page, "ingest-progress", readme=False)
+
+
+def choose_in_sidebar(page, collection: str) -> None:
+    """Pick ``collection`` in the sidebar's Collection box, as a user does."""
+    box = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first
+    box.click()
+    page.get_by_role("option", name=collection, exact=True).click()
+    settle(page)
+
+
+def test_ingest_goes_into_the_collection_the_sidebar_shows(server, page, tmp_path):
+    """Issue #34, item 1: a file went silently into another collection than the sidebar's.  The
+    Ingest page now ingests into the sidebar's collection, names it on the button, and names it
+    in the message; the documents table below is that collection's."""
+    report = tmp_path / "report-2023.md"
+    report.write_text("# Annual report 2023\n\n## Revenue\n\nRevenue was twelve units.\n")
+    upload(page, server, report)
+    page.get_by_text("A new collection").first.click()
+    settle(page)
+    name = page.get_by_label("New collection name")
+    name.fill("reports-2024")
+    name.press("Enter")
+    settle(page)
+    page.get_by_role("button", name="Ingest into reports-2024").click()
+    page.get_by_text(re.compile(r"^Ingest into reports-2024: 1 added")).first.wait_for(
+        timeout=BUILD_TIMEOUT_MS)
+    settle(page)
+    choose_in_sidebar(page, "demo")  # the analyst goes back to the demo, then adds a note
+    note = tmp_path / "index-notes.md"
+    note.write_text("# Index notes\n\n## Rebuilding\n\nRebuild an index with REINDEX.\n")
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(note))
+    page.get_by_text(note.name).first.wait_for()
+    page.get_by_role("button", name="Ingest into demo").click()
+    page.get_by_text(re.compile(r"^Ingest into demo: 1 added")).first.wait_for(
+        timeout=BUILD_TIMEOUT_MS)
+    settle(page)
+    assert "**demo**" not in page.content()  # Markdown rendered, not shown raw
+    manage = page.locator('[data-testid="stMarkdown"]', has_text="strategy").first.inner_text()
+    assert manage.startswith("demo")
+    registries = DATA_DIRS[server] / "collections"
+    demo = json.loads((registries / "demo" / "meta.json").read_text(encoding="utf-8"))
+    reports = json.loads((registries / "reports-2024" / "meta.json").read_text(encoding="utf-8"))
+    assert "index-notes.md" in demo["documents"] and list(reports["documents"]) == [report.name]

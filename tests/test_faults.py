@@ -116,7 +116,9 @@ class Scenario:
 
 FIRST = Scenario("first-ingest", None, ("ingest", "{v1}"), "v1")
 BIG = Scenario("big-ingest", None, ("ingest", "{big}"), "big")
-REINGEST = Scenario("re-ingest", "v1", ("ingest", "{v2}"), "v2")
+REINGEST = Scenario("re-ingest", "v1", ("ingest", "{v2}", "--replace"), "v2")
+"""New versions of some manuals from another folder: the same ids from other files, replaced
+on purpose (``--replace``; without it the ingest refuses)."""
 EMBED = Scenario("embed", "big", ("space",), "big", content=True)
 REMOVE = Scenario("remove", "v1", ("remove-doc", REMOVED), "v1-removed")
 DENSE = Scenario("dense-later", "big", ("embed",), "big", before_flags=("--dense", "later"))
@@ -383,6 +385,8 @@ def rerun(col: Collection, scenario: Scenario, refs: References) -> None:
     match refs.words(scenario.command):
         case ["ingest", folder]:
             col.ingest([folder])
+        case ["ingest", folder, "--replace"]:
+            col.ingest([folder], replace_others=True)
         case ["remove-doc", doc]:
             if doc in col.documents:
                 col.remove_document(doc)
