@@ -135,6 +135,8 @@ def show_sources(turn: dict[str, Any], index: int) -> None:
 
 
 def show_answer(turn: dict[str, Any], index: int) -> None:
+    if turn.get("note_first"):
+        st.caption(escape_markdown(turn["note_first"]))
     st.markdown(render_answer(turn["answer"], len(turn["context"]), index))
     if turn.get("note"):
         st.caption(escape_markdown(turn["note"]))
@@ -180,15 +182,22 @@ def show_evidence(turn: dict[str, Any]) -> None:
     except ValueError as exc:
         st.error(str(exc))
         return
-    weights = (method, alpha, beta, k)
     ids = [h.segment.segment_id for h in hits]
-    view = turn.setdefault("view", {"weights": weights, "order": ids, "previous": None})
-    if view["weights"] != weights:
-        view.update(previous=view["order"], order=ids, weights=weights)
-    moves = rank_moves(view["previous"], ids)
+    # moves are counted against the ranking the answer above was written from: a change made
+    # of several small steps (keyboard presses on a slider) is still seen as the change it is
+    answered = turn.get("answered") or ids
+    moves = rank_moves(answered, ids)
     st.caption(f"{len(result.candidates)} candidates re-fused with {method}, α = {alpha:.2f}, "
-               f"β = {beta:.2f}, top {k}; {moved_count(moves)} moved since the last change. "
+               f"β = {beta:.2f}, top {k}; {moved_count(moves)} moved since the answer "
+               f"(↑/↓: places gained or lost). "
                f"Retrieval took {sum(result.timings.values()) * 1000:.0f} ms.")
+    if set(ids) != set(answered):
+        left, right = st.columns([4, 1], vertical_alignment="center")
+        left.warning("The answer above was written from other evidence than the table shows "
+                     "now.", icon=":material/history:")
+        if right.button("Answer again from this evidence", key="answer_again", type="primary"):
+            st.session_state["answer_again_with"] = (method, alpha, beta, k)
+            st.rerun()
     named = result.named_document
     if named is not None and beta > 0:
         title = col.documents.get(named, {}).get("title") or named
@@ -229,9 +238,52 @@ for i, turn in enumerate(history):
     with st.chat_message("assistant"):
         show_answer(turn, i)
 
+def answer(question: str, result: Any, weights: tuple[str, float, float, int],
+           again: bool = False) -> None:
+    """Write the answer to ``question`` from ``result`` ranked with ``weights`` into the chat
+    (streamed from the LLM, or extractive at once), and keep it in the history."""
+    method, alpha, beta, k = weights
+    hits = result.rank(method, alpha, beta, k)
+    context = col.answer_context([h.segment for h in hits])
+    turn = {"question": question, "result": result, "context": context, "answer": "",
+            "note": "", "error": "", "answered": [h.segment.segment_id for h in hits]}
+    if again:
+        turn["note_first"] = (f"Answered again from the evidence re-ranked with {method}, "
+                              f"α = {alpha:.2f}, β = {beta:.2f}; the earlier answer is above.")
+    placeholder = st.empty()
+    client = None
+    try:
+        client = llm()
+    except LLMError as exc:
+        turn["error"] = f"{exc} Answering extractively instead."
+    try:
+        embedder = None if client else guarded(lambda: col.embedder,
+                                               "The embedder could not be loaded")
+        for piece in answer_stream(question, context, client, embedder):
+            turn["answer"] += piece
+            placeholder.markdown(render_answer(turn["answer"], len(context),
+                                               len(history)) + " ▌")
+        valid, invalid = parse_citations(turn["answer"], len(context))
+        turn["note"] = answer_note("llm" if client else "extractive", client,
+                                   len(context), valid, invalid)
+    except HiqaError as exc:
+        turn["error"] = (f"The answer could not be generated: {exc}. The retrieved "
+                         "evidence is below.")
+    placeholder.empty()
+    history.append(turn)
+    show_answer(turn, len(history) - 1)
+
+
 question = st.chat_input("Ask a question about the documents")
 question = question or st.session_state.pop("pending_question", None)  # "Ask within" buttons
-if question:
+again = st.session_state.pop("answer_again_with", None)
+if again is not None and history:
+    last = history[-1]
+    with st.chat_message("user"):
+        st.text(last["question"])
+    with st.chat_message("assistant"):
+        answer(last["question"], last["result"], again, again=True)
+elif question:
     with st.chat_message("user"):
         st.text(question)
     with st.chat_message("assistant"):
@@ -239,32 +291,7 @@ if question:
         with st.spinner("Retrieving…"):
             result = guarded(lambda: col.retrieve(question, doc_ids=scope), "Retrieval failed")
         if result is not None:
-            method, alpha, beta, k = current_weights()
-            context = col.answer_context([h.segment for h in result.rank(method, alpha, beta, k)])
-            turn = {"question": question, "result": result, "context": context, "answer": "",
-                    "note": "", "error": ""}
-            placeholder = st.empty()
-            client = None
-            try:
-                client = llm()
-            except LLMError as exc:
-                turn["error"] = f"{exc} Answering extractively instead."
-            try:
-                embedder = None if client else guarded(lambda: col.embedder,
-                                                       "The embedder could not be loaded")
-                for piece in answer_stream(question, context, client, embedder):
-                    turn["answer"] += piece
-                    placeholder.markdown(render_answer(turn["answer"], len(context),
-                                                       len(history)) + " ▌")
-                valid, invalid = parse_citations(turn["answer"], len(context))
-                turn["note"] = answer_note("llm" if client else "extractive", client,
-                                           len(context), valid, invalid)
-            except HiqaError as exc:
-                turn["error"] = (f"The answer could not be generated: {exc}. The retrieved "
-                                 "evidence is below.")
-            placeholder.empty()
-            history.append(turn)
-            show_answer(turn, len(history) - 1)
+            answer(question, result, current_weights())
 
 if history:
     st.divider()

@@ -246,12 +246,13 @@ def rank_moves(previous: Sequence[str] | None, current: Sequence[str]) -> list[i
 
 
 def move_label(move: int | None) -> str:
+    """``↑2`` (two places up), ``↓1``, ``new`` (not in the earlier list), ``=``."""
     if move is None:
         return "new"
     if move > 0:
-        return f"▲{move}"
+        return f"↑{move}"
     if move < 0:
-        return f"▼{-move}"
+        return f"↓{-move}"
     return "="
 
 
@@ -275,7 +276,8 @@ def short_path(parts: Sequence[str], max_chars: int = 70) -> str:
 
 def hits_rows(hits: Sequence[Hit], moves: Sequence[int | None] | None = None, *,
               escape: bool = False, raw: bool = True) -> list[dict[str, Any]]:
-    """The ranking table: one row per hit with its per-route shares of the fused score.
+    """The ranking table: one row per hit, its rank and how it moved, the document's title and
+    the section, then its per-route shares of the fused score.
 
     ``escape=True`` for ``st.table``, which renders cells as Markdown.  ``raw=False`` leaves out
     the raw route scores (cosine, BM25, keyword matches), shown elsewhere so that the table fits
@@ -289,8 +291,8 @@ def hits_rows(hits: Sequence[Hit], moves: Sequence[int | None] | None = None, *,
         s = hit.segment
         row: dict[str, Any] = {
             "rank": hit.rank,
-            "move": move_label(move),
-            "document": text(s.doc_id),
+            "change": move_label(move),
+            "document": text(s.doc_title or s.doc_id),
             "section": text(short_path(s.section_path) or s.doc_title),
         }
         if paginated:

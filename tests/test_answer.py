@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -196,7 +197,26 @@ def test_extractive_quotes_the_sentence_under_the_term_never_the_synopsis() -> N
     assert result.text.startswith("If IF NOT EXISTS is specified and a column already exists "
                                   "with this name, no error is thrown. [3]")
     assert "```" not in result.text and "column_name" not in result.text
-    assert "[ COLUMN ]" not in result.text  # the term line itself is context, not an answer
+    assert "[ COLUMN ]" not in result.text  # a symbol-dense line is read as code, not quoted
+
+
+TRUNCATE_TERM = seg(  # a term segment: the term is its path's last part, not in its text
+    "TRUNCATE",
+    ("Parameters", "RESTART IDENTITY"),
+    "Automatically restart sequences owned by columns of the truncated table(s).",
+)
+
+
+def test_the_term_a_sentence_describes_is_part_of_the_answer() -> None:
+    """Issue #34, item 3: asked how to reset a table's sequences, the answer quoted the
+    description and left out RESTART IDENTITY, which is only in the item's term."""
+    term = dataclasses.replace(TRUNCATE_TERM, kind="term")
+    result = answer("How do I reset a table's sequences when I truncate it?", [term], None)
+    assert result.text.startswith("RESTART IDENTITY: Automatically restart sequences owned by "
+                                  "columns of the truncated table(s). [1]")
+    named = dataclasses.replace(term, text="RESTART IDENTITY restarts the owned sequences.")
+    again = answer("How do I reset a table's sequences?", [named], None)
+    assert again.text.startswith("RESTART IDENTITY restarts")  # named already: not repeated
 
 
 def test_extractive_puts_the_best_sentence_first_each_cited() -> None:

@@ -149,14 +149,14 @@ def test_empty_data_dir_explains_what_to_do(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------ chat
 def assert_moves(before: list[str], table) -> None:
-    """Each row's move says where it stood in ``before``: places risen (▲n), fallen (▼n),
+    """Each row's change says where it stood in ``before``: places risen (↑n), fallen (↓n),
     unchanged (=) or new to the list."""
     keys = list(table["section"] + table["document"])
     expected = [("new" if key not in before else
                  "=" if before.index(key) == i else
-                 f"▲{before.index(key) - i}" if before.index(key) > i else
-                 f"▼{i - before.index(key)}") for i, key in enumerate(keys)]
-    assert list(table["move"]) == expected
+                 f"↑{before.index(key) - i}" if before.index(key) > i else
+                 f"↓{i - before.index(key)}") for i, key in enumerate(keys)]
+    assert list(table["change"]) == expected
 
 
 def test_chat_extractive_answer_with_citations_and_live_rerank(app):
@@ -165,7 +165,7 @@ def test_chat_extractive_answer_with_citations_and_live_rerank(app):
     assert "[\\[1\\]](#source-0-1)" in answer  # a citation linking to its source block
     assert "extractive" in texts(at.caption)
     table = at.table[0].value
-    assert len(table) == 5 and table.iloc[0]["document"] == "wc\\.1\\.md"
+    assert len(table) == 5 and table.iloc[0]["document"] == "wc\\(1\\)"
     before = list(table["section"] + table["document"])
 
     at.slider(key="_w_alpha").set_value(0.0).run()  # BM25 only: re-fusion, no new retrieval
@@ -178,16 +178,41 @@ def test_chat_extractive_answer_with_citations_and_live_rerank(app):
     assert "rrf" in texts(at.caption)
 
 
-def test_chat_move_column_follows_the_rerank(app):
+def test_chat_change_column_counts_from_the_answer_however_the_slider_moves(app):
+    """Issue #34, item 9: after keyboard moves of a slider (one small step per key press) the
+    page said "0 moved" although the ranking had changed: each step was compared with the step
+    before.  Changes now count from the ranking the answer was written from."""
     at = ask(app, "output the first part of files")  # names no document: the weights decide
-    at.slider(key="_w_alpha").set_value(1.0).run()  # dense only
     table = at.table[0].value
-    before = list(table["section"] + table["document"])
-    at.slider(key="_w_alpha").set_value(0.0).run()  # BM25 only
+    answered = list(table["section"] + table["document"])
+    for step in range(13, -1, -1):  # 0.65, 0.60, ... 0.0: fourteen key presses
+        at.slider(key="_w_alpha").set_value(round(step * 0.05, 2)).run()
     after = at.table[0].value
-    assert list(after["section"] + after["document"]) != before
-    assert set(after["move"]) != {"="}
-    assert_moves(before, after)
+    assert list(after["section"] + after["document"]) != answered
+    assert set(after["change"]) != {"="}
+    assert_moves(answered, after)
+    moved = sum(1 for c in after["change"] if c != "=")
+    assert f"{moved} moved since the answer" in texts(at.caption)
+
+
+def test_an_answer_is_marked_stale_and_answered_again_from_the_evidence_shown(app):
+    """Issue #34, item 2: moving α/β re-ranked the evidence, but the answer above stayed the one
+    made from the first ranking, with no word.  Now it is marked as written from other evidence,
+    and one click answers again from the evidence shown, the earlier answer kept above."""
+    at = ask(app, "output the first part of files")
+    first = texts(at.chat_message[1].markdown)
+    assert not at.warning
+    at.slider(key="_w_alpha").set_value(0.0).run()
+    at.slider(key="_w_top_k").set_value(3).run()
+    assert "written from other evidence than the table shows now" in texts(at.warning)
+    by_label(at.button, "Answer again from this evidence").click().run()
+    assert not at.exception, at.exception
+    assert len(at.chat_message) == 4  # question, answer, the question again, the new answer
+    assert texts(at.chat_message[1].markdown) == first  # the earlier answer, for comparison
+    assert r"Answered again from the evidence re\-ranked with minmax, α \= 0\.00, β \= 0\.20" \
+        in texts(at.chat_message[3].caption)
+    assert not at.warning  # the new answer is the evidence's
+    assert "0 moved since the answer" in texts(at.caption)
 
 
 def test_chat_says_which_document_the_question_names_and_ranks_it_first(app):
@@ -195,7 +220,7 @@ def test_chat_says_which_document_the_question_names_and_ranks_it_first(app):
     caption = texts(at.caption)
     assert "The question names **wc\\(1\\)** (by “wc”): its segments come first" in caption
     table = at.table[0].value
-    assert list(table["document"])[:2] == ["wc\\.1\\.md"] * 2  # wc has two segments to show
+    assert list(table["document"])[:2] == ["wc\\(1\\)"] * 2  # wc has two segments to show
     at.slider(key="_w_beta").set_value(0.0).run()  # β 0: no document is preferred
     assert "The question names" not in texts(at.caption)
 
@@ -215,7 +240,7 @@ def test_chat_adaptive_alpha_shows_its_reason(app):
 def test_chat_scope_and_clear(app):
     app.multiselect(key="_w_scope").set_value(["head.1.md"]).run()
     at = ask(app, "print the first lines")
-    assert set(at.table[0].value["document"]) == {"head\\.1\\.md"}
+    assert set(at.table[0].value["document"]) == {"head\\(1\\)"}  # titles, not file ids
     by_label(at.button, "Clear chat").click().run()
     assert not at.chat_message
     assert not at.table
@@ -233,7 +258,7 @@ def test_chat_offers_the_documents_of_a_question_that_names_none(app):
     assert at.multiselect(key="_w_scope").value == ["tail.1.md"]
     assert len(at.chat_message) == 4  # the same question asked again, within tail(1)
     assert texts(at.chat_message[2].text) == "output the last lines instead of the first"
-    assert set(at.table[0].value["document"]) == {"tail\\.1\\.md"}
+    assert set(at.table[0].value["document"]) == {"tail\\(1\\)"}
     assert "names none of the documents" not in texts(at.info)
 
 

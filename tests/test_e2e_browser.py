@@ -465,3 +465,82 @@ def test_ingest_goes_into_the_collection_the_sidebar_shows(server, page, tmp_pat
     demo = json.loads((registries / "demo" / "meta.json").read_text(encoding="utf-8"))
     reports = json.loads((registries / "reports-2024" / "meta.json").read_text(encoding="utf-8"))
     assert "index-notes.md" in demo["documents"] and list(reports["documents"]) == [report.name]
+
+
+def fresh_chat(page, server: str) -> None:
+    """A new browser session on Chat (the chat history is per session)."""
+    page.goto(server)
+    page.locator('[data-testid="stChatInputTextArea"]').wait_for(timeout=BUILD_TIMEOUT_MS)
+    settle(page)
+
+
+UNNAMED_TERM = ("How can I drop an index without locking out concurrent selects, inserts, "
+                "updates, and deletes?")
+
+
+def test_an_extractive_answer_names_the_term_it_quotes(server, page):
+    """Issue #34, item 3: the answer quoted an option's description and left out the option
+    (the term line of its item), so it did not say what to write."""
+    fresh_chat(page, server)
+    answer = ask(page, UNNAMED_TERM)
+    assert "CONCURRENTLY: Drop the index without locking out concurrent selects" in answer, answer
+
+
+def test_the_evidence_table_names_documents_by_title(server, page):
+    """Issue #34, item 8: file ids where titles belong; rank, then how it moved, then title,
+    section and score parts."""
+    fresh_chat(page, server)
+    ask(page, QUESTION)
+    head = page.locator('[data-testid="stTable"] thead th').all_inner_texts()
+    assert [h.strip() for h in head][:4] == ["rank", "change", "document", "section"], head
+    documents = [row.split("\t")[2].strip() for row in table_rows(page)]
+    assert documents[0] == "DROP INDEX" and not any(d.endswith(".html") for d in documents)
+
+
+def slider_input(page, label: str):
+    return page.locator('[data-testid="stSlider"]', has_text=label).locator('input[type="range"]')
+
+
+def test_keyboard_moves_of_a_slider_count_what_moved(server, page):
+    """Issue #34, item 9: after keyboard moves of α the page said "0 moved" though the ranking
+    had changed (each key press was compared with the one before)."""
+    fresh_chat(page, server)
+    ask(page, AMBIGUOUS)
+    answered = table_order(page)
+    alpha = slider_input(page, "α")
+    alpha.focus()
+    for _ in range(14):  # 0.70 -> 0.00, one step a press
+        alpha.press("ArrowLeft")
+        settle(page)
+    page.get_by_text("α = 0.00").first.wait_for()
+    settle(page)
+    after = table_order(page)
+    assert after != answered, "α from 0.7 to 0 did not change this question's ranking"
+    changes = [row.split("\t")[1].strip() for row in table_rows(page)]
+    moved = sum(1 for c in changes if c != "=")
+    assert moved > 0 and any(c[0] in "↑↓" or c == "new" for c in changes), changes
+    page.get_by_text(f"{moved} moved since the answer").first.wait_for()
+
+
+def test_a_stale_answer_is_marked_and_answered_again(server, page):
+    """Issue #34, item 2: the answer stayed the one made from the first ranking while the
+    evidence below changed.  Now it is marked, and one click answers from the evidence shown;
+    the earlier answer stays for comparison."""
+    fresh_chat(page, server)
+    first = ask(page, AMBIGUOUS)
+    top_k = slider_input(page, "Top-k")
+    top_k.focus()
+    top_k.press("ArrowLeft")  # 5 -> 4: the evidence set changes
+    settle(page)
+    page.get_by_text("written from other evidence than the table shows now").first.wait_for()
+    before = page.locator('[data-testid="stChatMessage"]').count()
+    page.get_by_role("button", name="Answer again from this evidence").click()
+    page.wait_for_function(
+        f"() => document.querySelectorAll('[data-testid=\"stChatMessage\"]').length >= {before + 2}"
+        " && [...document.querySelectorAll('[data-testid=\"stChatMessage\"]')].pop()"
+        ".innerText.includes('Sources')", timeout=180_000)
+    settle(page)
+    messages = page.locator('[data-testid="stChatMessage"]')
+    assert messages.nth(1).inner_text() == first  # the earlier answer, unchanged
+    assert "Answered again from the evidence re-ranked" in messages.last.inner_text()
+    assert page.get_by_text("written from other evidence").count() == 0

@@ -1,6 +1,7 @@
 """The app's page logic: safe uploads, escaped Markdown, ranking moves, tables."""
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -110,7 +111,7 @@ def test_render_answer_links_valid_citations_only():
 def test_rank_moves_and_labels():
     moves = rank_moves(["a", "b", "c"], ["c", "a", "d"])
     assert moves == [2, -1, None]
-    assert [move_label(m) for m in moves] == ["▲2", "▼1", "new"]
+    assert [move_label(m) for m in moves] == ["↑2", "↓1", "new"]
     assert moved_count(moves) == 3 and rank_moves(None, ["a"]) == [0]
     assert move_label(0) == "="
 
@@ -127,11 +128,16 @@ def test_hits_rows_and_score_breakdown_follow_the_fusion():
     r = result()
     dense_only = hits_rows(r.rank("minmax", 1.0, 0.0, 2))
     bm25_only = hits_rows(r.rank("minmax", 0.0, 0.0, 2))
-    assert [x["document"] for x in dense_only] == ["a.md", "b.md"]
-    assert [x["document"] for x in bm25_only] == ["b.md", "a.md"]
+    assert [x["section"] for x in dense_only] == ["Install", "B > Use"]
+    assert [x["section"] for x in bm25_only] == ["B > Use", "Install"]
     row = hits_rows(r.rank("minmax", 0.5, 0.2, 2), escape=True)[0]
     assert row["fused"] == pytest.approx(row["dense"] + row["bm25"] + row["keyword"], abs=1e-3)
-    assert row["document"] == "a\\.md" and row["pages"] == "p. 2"
+    # issue #34, item 8: the document's title, not its file id; the columns in reading order
+    assert row["document"] == "A" and row["pages"] == "p. 2"
+    assert list(row)[:4] == ["rank", "change", "document", "section"]
+    untitled = hits_rows([dataclasses.replace(h, segment=dataclasses.replace(
+        h.segment, doc_title="")) for h in r.rank("minmax", 0.5, 0.2, 1)], escape=True)[0]
+    assert untitled["document"] == "a\\.md"  # no title: the file id
     parts = score_breakdown(r.rank("minmax", 0.5, 0.2, 2))
     assert {p["route"] for p in parts} == {"dense", "bm25", "keyword"} and len(parts) == 6
     assert sum(p["share"] for p in parts[:3]) == pytest.approx(parts[0]["fused"])

@@ -87,6 +87,8 @@ class Sentence:
     text: str
     context: str = ""
     paragraph: int = 0
+    term: str = ""
+    """The definition-list term the sentence describes (an option, a clause), if any."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,14 @@ class Pick:
 
     @property
     def text(self) -> str:
-        return " ".join(s.text for s in self.sentences)
+        """The quote, led by the term it describes when the sentence does not name it: asked how
+        to reset a table's sequences, "Automatically restart sequences ..." is no answer
+        without the ``RESTART IDENTITY`` it is the description of."""
+        body = " ".join(s.text for s in self.sentences)
+        term = self.sentences[0].term
+        if term and " ".join(words(term)) not in " ".join(words(body)):
+            return f"{term}: {body}"
+        return body
 
 
 def words(text: str) -> list[str]:
@@ -233,10 +242,11 @@ def _no_split(before: str, text: str, match: re.Match[str]) -> bool:
     return token in ABBREVIATIONS or (len(token) == 1 and token.isalpha())
 
 
-def sentences(segment_text: str, block: int, title: str = "") -> list[Sentence]:
-    """The quotable sentences of one segment, with the term each sits under as context."""
+def sentences(segment_text: str, block: int, title: str = "", term: str = "") -> list[Sentence]:
+    """The quotable sentences of one segment, with the term each sits under as context (a term
+    line in the text, else ``term``: the term a term segment is the item of)."""
     out: list[Sentence] = []
-    term = ""
+    line_term = ""  # a term line read in the text: part of the context its sentences score with
     paragraphs = _paragraphs(segment_text)
     for i, (kind, lines) in enumerate(paragraphs):
         if kind in ("code", "table", "heading"):
@@ -244,16 +254,16 @@ def sentences(segment_text: str, block: int, title: str = "") -> list[Sentence]:
         if kind == "prose" and _is_term(lines):
             following = paragraphs[i + 1][0] if i + 1 < len(paragraphs) else None
             if following is None or following in ("prose", "list"):
-                term = " ".join(" ".join(ln.split()) for ln in lines)
+                line_term = " ".join(" ".join(ln.split()) for ln in lines)
                 continue
         if kind == "list":
             parts = _list_items(lines)
         else:
             parts = split_sentences("\n".join(lines))
-        context = " ".join(x for x in (title, term) if x)
+        context = " ".join(x for x in (title, line_term) if x)
         for part in parts:
             if _quotable(part, kind):
-                out.append(Sentence(block, len(out), part, context, i))
+                out.append(Sentence(block, len(out), part, context, i, line_term or term))
     return out
 
 
@@ -287,7 +297,8 @@ def pick_sentences(question: str, segments: Sequence[Segment], embedder: Any | N
                    limit: int = MAX_SENTENCES) -> list[Pick]:
     """The best answer sentences across ``segments`` (context block ``i + 1``), best first."""
     candidates = [s for i, seg in enumerate(segments, 1)
-                  for s in sentences(seg.text, i, _topic(seg))]
+                  for s in sentences(seg.text, i, _topic(seg),
+                                     seg.section_path[-1] if seg.kind == "term" else "")]
     if not candidates:
         return []
     terms = content_terms(question)
