@@ -48,9 +48,10 @@ import itertools
 import re
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from enum import Enum
 
-from hiqa.model import Block, Document, Section, Segment, normalize_title
+from hiqa.model import Block, Document, Section, Segment, normalize_title, page_labels_of
 from hiqa.tokenize import count_tokens
 
 DEFAULT_MAX_TOKENS = 480  # e5's limit is 512 incl. the "passage: " prefix and special tokens
@@ -177,6 +178,11 @@ def table_embed_text(block: Block) -> str:
     return "\n".join(p for p in (block.caption, header, first_col) if p)
 
 
+def _labelled(segments: list[Segment], labels: tuple[str, ...]) -> list[Segment]:
+    """The segments with their document's printed page labels (shared, not copied)."""
+    return [replace(s, page_labels=labels) for s in segments] if labels else segments
+
+
 def segment_document(
     doc: Document,
     strategy: str | Strategy = Strategy.HCA,
@@ -191,8 +197,9 @@ def segment_document(
     strategy = Strategy.from_str(strategy)
     if table_text not in TABLE_TEXTS:
         raise ValueError("table_text must be 'summary' or 'full'")
+    labels = page_labels_of(doc)
     if strategy is Strategy.FIXED:
-        return _fixed_windows(doc, fixed_tokens, token_counter, version)
+        return _labelled(_fixed_windows(doc, fixed_tokens, token_counter, version), labels)
     has_children = {s.parent for s in doc.sections if s.parent is not None}
     lead = document_lead(doc) if strategy is Strategy.HCA else ""
     out: list[Segment] = []
@@ -244,7 +251,7 @@ def segment_document(
                     image=image,
                 )
             )
-    return out
+    return _labelled(out, labels)
 
 
 def _with_lead(prefix: str, lead: str) -> str:

@@ -168,6 +168,9 @@ class Segment:
     keywords: tuple[str, ...] = ()
     kind: NodeKind = "heading"
     image: str = ""
+    page_labels: tuple[str, ...] = ()
+    """The page number printed on each page of the document (index ``page - 1``; empty where
+    none is known), when it differs from the file's count: ``segment_pages_label`` cites it."""
 
     @property
     def is_image(self) -> bool:
@@ -214,6 +217,22 @@ PAGINATED_SUFFIXES = frozenset({".pdf"})
 
 def segment_pages_label(segment: Segment) -> str:
     """``pages_label`` of a segment from a paginated source (PDF), else empty: "p. 1" on an
-    HTML page tells the reader nothing."""
+    HTML page tells the reader nothing.  Where the page carries another printed number than the
+    file's count, both are given: ``p. 12 (PDF page 20)``, ``pp. 12–13 (PDF pages 20–21)``."""
     suffix = segment.source.rsplit(".", 1)[-1].casefold() if "." in segment.source else ""
-    return pages_label(segment.pages) if f".{suffix}" in PAGINATED_SUFFIXES else ""
+    if f".{suffix}" not in PAGINATED_SUFFIXES:
+        return ""
+    pages = sorted(set(segment.pages))
+    labels = segment.page_labels
+    printed = [labels[p - 1] if 0 < p <= len(labels) else "" for p in pages]
+    if not pages or not all(printed) or printed == [str(p) for p in pages]:
+        return pages_label(pages)
+    if len(pages) == 1:
+        return f"p. {printed[0]} (PDF page {pages[0]})"
+    return f"pp. {printed[0]}–{printed[-1]} (PDF pages {pages[0]}–{pages[-1]})"
+
+
+def page_labels_of(doc: Document) -> tuple[str, ...]:
+    """The printed page labels a reader found (``metadata["page_labels"]``), one per page."""
+    raw = doc.metadata.get("page_labels", "")
+    return tuple(raw.split("\x1f")) if raw else ()

@@ -544,3 +544,18 @@ def test_a_stale_answer_is_marked_and_answered_again(server, page):
     assert messages.nth(1).inner_text() == first  # the earlier answer, unchanged
     assert "Answered again from the evidence re-ranked" in messages.last.inner_text()
     assert page.get_by_text("written from other evidence").count() == 0
+
+
+def test_a_citation_gives_the_page_number_printed_on_the_page(server, page, tmp_path):
+    """Issue #34, item 4: citations gave the PDF's page index.  A chapter file whose pages are
+    printed 231-233 is cited "p. 232 (PDF page 2)"."""
+    from test_page_labels import manual
+
+    pdf = manual(tmp_path / "pump-chapter.pdf", first_printed=231)
+    upload(page, server, pdf)
+    page.get_by_role("button", name="Ingest into").click()
+    page.get_by_text(re.compile(r"^Ingest into [^:]+: 1 added")).first.wait_for(
+        timeout=BUILD_TIMEOUT_MS)
+    fresh_chat(page, server)
+    answer = ask(page, "How do I prime the pump step by step?")
+    assert "p. 232 (PDF page 2)" in answer, answer

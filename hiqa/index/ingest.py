@@ -45,7 +45,7 @@ from hiqa.index.prepare import Job, Prepared, Preparer
 from hiqa.index.registry import StagedFiles
 from hiqa.keywords.records import merged
 from hiqa.keywords.rules import Identities
-from hiqa.model import Document
+from hiqa.model import Document, page_labels_of
 
 COMMIT_EVERY_S = 5.0
 DENSE_MODES = ("now", "later")
@@ -425,6 +425,7 @@ def _write_one(parts: Parts, job: Job, ready: Prepared, progress: Progress,
         "title": doc.title, "title_source": doc.metadata.get("title_source", ""),
         "source": str(job.path), "hash": version, "file_hash": job.file_hash,
         "format": doc.format, "pages": doc.page_count, "segment_format": SEGMENT_FORMAT,
+        "page_labels": list(page_labels_of(doc)),
         "sections": n_sections, "structure": report.as_dict(),
         "segments": len(segments), "keywords": keywords, "warnings": warnings,
         "identity": list(ready.keyword_candidates),

@@ -82,13 +82,13 @@ def segment_from_payload(point_id: str, p: Mapping[str, Any],
         augmented_text=p.get("augmented_text", ""), is_table=bool(p.get("is_table", False)),
         strategy=p.get("strategy", ""), span=tuple(p.get("span", (0, 0))),  # type: ignore[arg-type]
         keywords=tuple(p.get("keywords", ())), kind=p.get("kind", "heading"),
-        image=p.get("image", ""),
+        image=p.get("image", ""), page_labels=tuple(p.get("page_labels", ())),
     )
 
 
 def segment_reader(registry: Mapping[str, Any]) -> Callable[[str, Mapping[str, Any]], Segment]:
     """Reads registered versions' points into segments, each filling in its document's fields
-    (title, source, merged keywords, strategy) from ``registry`` (a registry's data, as the
+    (title, source, merged keywords, strategy, printed page labels) from ``registry`` (a registry's data, as the
     caller last refreshed it: the snapshot it took the visible versions from)."""
     shared: dict[str, dict[str, Any]] = {}
 
@@ -100,7 +100,8 @@ def segment_reader(registry: Mapping[str, Any]) -> Callable[[str, Mapping[str, A
             fields = shared[doc_id] = {
                 "doc_title": record.get("title", ""), "source": record.get("source", ""),
                 "keywords": merged(record.get("keywords", {})),
-                "strategy": registry.get("strategy", "")}
+                "strategy": registry.get("strategy", ""),
+                "page_labels": tuple(record.get("page_labels", ()))}
         return segment_from_payload(point_id, payload, fields)
 
     return read

@@ -42,6 +42,7 @@ from hiqa.formats.pdf.figures import (
     figure_block,
     page_figures,
 )
+from hiqa.formats.pdf.labels import page_labels
 from hiqa.formats.pdf.layout import deeper_headings, detect_headings
 from hiqa.formats.pdf.lines import (
     BODY,
@@ -110,6 +111,7 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
             outline_problems: list[str] = []
             outline = _outline(doc, outline_problems)
             meta = {k: v for k, v in (doc.metadata or {}).items() if isinstance(v, str) and v}
+            labels = page_labels(doc, scan.margin_pieces)
             repaired = _was_repaired()
         except DocumentError:
             raise
@@ -128,6 +130,8 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
                  "toc_entries": str(len(toc.entries)), "toc_found": str(toc.found),
                  "toc_unconfirmed_pages": page_ranges(toc.unconfirmed_pages),
                  "toc_unconfirmed_entries": str(toc.unconfirmed_entries)})
+    if labels:
+        meta["page_labels"] = "\x1f".join(labels)  # metadata values are strings
     if outline:
         headings = _place_outline(outline, lines, scan.page_starts, body)
         meta["headings_from"] = "outline"

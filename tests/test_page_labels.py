@@ -1,0 +1,59 @@
+"""Citations give the page number printed on the page (issue #34, item 4): the PDF's own page
+labels, else the numbers in its running footer, and both numbers when they differ."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+from hiqa.augment import segment_document
+from hiqa.formats import load_document
+from hiqa.model import segment_pages_label
+
+CHAPTERS = ("Installing the pump", "Priming the pump", "Cleaning the filter")
+
+
+def manual(path: Path, *, first_printed: int | None = None, labels: bool = False) -> Path:
+    """Three pages, one chapter each; with ``first_printed`` a footer number on every page
+    (a chapter file of a longer book); with ``labels`` roman front matter declared in the PDF."""
+    doc = pymupdf.open()
+    for i, title in enumerate(CHAPTERS):
+        page = doc.new_page()
+        page.insert_text((72, 90), title, fontsize=18)
+        page.insert_text((72, 130), f"This chapter explains {title.lower()} step by step for "
+                         "the service technician.", fontsize=11)
+        page.insert_text((72, 150), "Follow the steps in order and check each valve twice.",
+                         fontsize=11)
+        if first_printed is not None:
+            page.insert_text((300, 800), str(first_printed + i), fontsize=9)
+    if labels:
+        doc.set_page_labels([{"startpage": 0, "prefix": "", "style": "r", "firstpagenum": 1},
+                             {"startpage": 1, "prefix": "", "style": "D", "firstpagenum": 1}])
+    doc.save(path)
+    return path
+
+
+def labels_of(path: Path) -> dict[str, str]:
+    doc = load_document(path)
+    return {s.path[-1]: segment_pages_label(s) for s in segment_document(doc, "hca")
+            if s.path and s.path[-1] in CHAPTERS}
+
+
+def test_printed_footer_numbers_are_cited_beside_the_pdf_page(tmp_path):
+    got = labels_of(manual(tmp_path / "chapter-3.pdf", first_printed=231))
+    assert got == {"Installing the pump": "p. 231 (PDF page 1)",
+                   "Priming the pump": "p. 232 (PDF page 2)",
+                   "Cleaning the filter": "p. 233 (PDF page 3)"}
+
+
+def test_the_pdfs_own_page_labels_win(tmp_path):
+    got = labels_of(manual(tmp_path / "book.pdf", first_printed=231, labels=True))
+    assert got == {"Installing the pump": "p. i (PDF page 1)",
+                   "Priming the pump": "p. 1 (PDF page 2)",
+                   "Cleaning the filter": "p. 2 (PDF page 3)"}
+
+
+def test_pages_numbered_as_the_file_counts_them_are_cited_once(tmp_path):
+    got = labels_of(manual(tmp_path / "plain.pdf", first_printed=1))
+    assert got["Priming the pump"] == "p. 2"
+    assert labels_of(manual(tmp_path / "bare.pdf"))["Priming the pump"] == "p. 2"
