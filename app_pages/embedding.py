@@ -10,8 +10,9 @@ import streamlit as st
 
 from app_pages._shared import current_collection, guarded, process_lock
 from app_pages.ui_helpers import (
+    STYLES,
     escape_markdown,
-    label_colours,
+    label_styles,
     plot_label,
     projection_cache_path,
     robust_range,
@@ -118,7 +119,7 @@ highlight = st.multiselect(
     key=f"highlight_{colour}", placeholder="All in colour; pick some to grey out the rest",
     help="With many documents no palette keeps every colour apart: pick the ones to compare. "
          "In the legend, a click shows one name alone and a double click shows all again.")
-colours = label_colours(names, highlight)
+styles = label_styles(names, highlight)
 hover = [plot_label(segment_label(s)) for s in segments]
 
 def figure(vector: str, title: str) -> go.Figure | None:
@@ -134,10 +135,10 @@ def figure(vector: str, title: str) -> go.Figure | None:
         muted = bool(highlight) and n not in highlight
         fig.add_trace(go.Scattergl(
             x=coords[idx, 0], y=coords[idx, 1], mode="markers", name=plot_label(n[:40]),
-            marker={"size": 5 if muted else 7, "color": colours[n],
+            marker={"size": 5 if muted else 8, "color": styles[n][0], "symbol": styles[n][1],
                     "opacity": 0.35 if muted else 0.85},
             text=[hover[i] for i in idx], hovertemplate="%{text}<extra></extra>",
-            showlegend=not muted and len(names) <= 48, legendrank=names.index(n)))
+            showlegend=not muted and len(names) <= STYLES, legendrank=names.index(n)))
     if top_ids:
         pos = {s.segment_id: i for i, s in enumerate(segments)}
         idx = [pos[t] for t in top_ids if t in pos]
@@ -149,7 +150,8 @@ def figure(vector: str, title: str) -> go.Figure | None:
         q = place(qvec[None, :])
         fig.add_trace(go.Scatter(x=q[:, 0], y=q[:, 1], mode="markers", name="question",
                                  marker={"symbol": "star", "size": 18, "color": "black"}))
-    in_legend = sum(1 for n in names if not highlight or n in highlight) if len(names) <= 48 else 0
+    in_legend = (sum(1 for n in names if not highlight or n in highlight)
+                 if len(names) <= STYLES else 0)
     # the legend sits below the map, two entries a row: grow the figure rather than the map
     # shrinking under 40 document names
     fig.update_layout(title=title, height=480 + 19 * math.ceil((in_legend + 2) / 2),

@@ -478,24 +478,28 @@ def section_key(segment: Segment) -> str:
     return normalize_title(segment.heading) or "(root)"
 
 
-# Glasbey-style: 48 colours chosen to be told apart side by side (Plotly's Dark24 + Light24)
-PALETTE = (
-    "#2E91E5", "#E15F99", "#1CA71C", "#FB0D0D", "#DA16FF", "#222A2A", "#B68100", "#750D86",
-    "#EB663B", "#511CFB", "#00A08B", "#FB00D1", "#FC0080", "#B2828D", "#6C7C32", "#778AAE",
-    "#862A16", "#A777F1", "#620042", "#1616A7", "#DA60CA", "#6C4516", "#0D2A63", "#AF0038",
-    "#FD3216", "#00FE35", "#6A76FC", "#FED4C4", "#FE00CE", "#0DF9FF", "#F6F926", "#FF9616",
-    "#479B55", "#EEA6FB", "#DC587D", "#D626FF", "#6E899C", "#00B5F7", "#B68E00", "#C9FBE5",
-    "#FF0092", "#22FFA7", "#E3EE9E", "#86CE00", "#BC7196", "#7E7DCD", "#FC6955", "#E48F72",
-)
+# Ten colours that stay apart side by side and in colour-blind vision (Tableau 10, its grey
+# swapped for near-black: grey means "not highlighted" here), times ten marker shapes: a
+# document is told apart by its colour, and from the one ten places away by its shape.  (48
+# Glasbey colours were tried: among 40 documents several magentas could not be told apart.)
+PALETTE = ("#4E79A7", "#F28E2B", "#E15759", "#76B7B2", "#59A14F", "#EDC948", "#B07AA1",
+           "#FF9DA7", "#9C755F", "#2B2B2B")
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "triangle-down",
+           "pentagon", "hexagon", "star")
+STYLES = len(PALETTE) * len(SYMBOLS)
+"""Names with a style of their own before any repeats (100)."""
 MUTED = "#C8CDD3"
 
 
-def label_colours(names: Sequence[str], highlight: Iterable[str] = ()) -> dict[str, str]:
-    """A distinct colour per name (48 before any repeats); with a highlight chosen, the other
-    names turn grey so the chosen ones can be found among 40 documents."""
+def label_styles(names: Sequence[str], highlight: Iterable[str] = ()) -> dict[str, tuple[str, str]]:
+    """A (colour, marker symbol) per name, no two alike among ``STYLES`` names; with a
+    highlight chosen, the other names turn grey so the chosen ones can be found."""
     chosen = set(highlight)
-    return {n: (PALETTE[i % len(PALETTE)] if not chosen or n in chosen else MUTED)
-            for i, n in enumerate(names)}
+    out = {}
+    for i, n in enumerate(names):
+        colour = PALETTE[i % len(PALETTE)] if not chosen or n in chosen else MUTED
+        out[n] = (colour, SYMBOLS[(i // len(PALETTE)) % len(SYMBOLS)])
+    return out
 
 
 def robust_range(values: Any, fences: float = 3.0, pad: float = 0.06) -> tuple[float, float]:

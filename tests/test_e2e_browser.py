@@ -559,3 +559,24 @@ def test_a_citation_gives_the_page_number_printed_on_the_page(server, page, tmp_
     fresh_chat(page, server)
     answer = ask(page, "How do I prime the pump step by step?")
     assert "p. 232 (PDF page 2)" in answer, answer
+
+
+def test_every_document_on_the_embedding_map_has_its_own_colour_and_shape(server, page):
+    """Issue #34, item 12: several magenta shades could not be told apart.  Each document's
+    points have a colour and a marker shape of their own, the colours far apart."""
+    fresh_chat(page, server)
+    goto(page, "Embedding space")
+    page.locator(".js-plotly-plot").nth(1).wait_for(timeout=BUILD_TIMEOUT_MS)
+    settle(page)
+    styles = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')][1].data
+        .filter(t => t.showlegend !== false && t.name !== 'top-k' && t.name !== 'question')
+        .map(t => [t.name, t.marker.color, t.marker.symbol])""")
+    assert len(styles) >= 4, styles
+    assert len({(c, s) for _, c, s in styles}) == len(styles), styles
+
+    def rgb(c: str) -> tuple[int, ...]:
+        return tuple(int(c[i:i + 2], 16) for i in (1, 3, 5))
+
+    colours = sorted({c for _, c, _ in styles})
+    assert all(sum((x - y) ** 2 for x, y in zip(rgb(a), rgb(b))) ** 0.5 > 60
+               for i, a in enumerate(colours) for b in colours[i + 1:]), colours

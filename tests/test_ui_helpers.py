@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import math
 import re
 
 import numpy as np
@@ -19,7 +21,7 @@ from app_pages.ui_helpers import (
     fusion_method_rows,
     hits_rows,
     inside,
-    label_colours,
+    label_styles,
     markdown_around,
     move_label,
     moved_count,
@@ -227,13 +229,23 @@ def test_source_labels_tell_pieces_of_one_section_apart():
     assert source_labels(html) == ["[1] A > Install", "[2] A > Usage"]
 
 
-def test_label_colours_are_distinct_for_40_documents_and_highlight_greys_the_rest():
+def _rgb(colour: str) -> tuple[int, ...]:
+    return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def test_label_styles_tell_40_documents_apart_and_highlight_greys_the_rest():
+    """Issue #34, item 12: among 40 documents several magenta shades could not be told apart.
+    Every document has its own colour and shape, and any two colours used are far apart."""
     names = [f"doc{i}.html" for i in range(40)]
-    colours = label_colours(names)
-    assert len(set(colours.values())) == 40
-    picked = label_colours(names, ["doc3.html"])
-    assert picked["doc3.html"] == colours["doc3.html"]
-    assert {c for n, c in picked.items() if n != "doc3.html"} == {MUTED}
+    styles = label_styles(names)
+    assert len(set(styles.values())) == 40
+    colours = sorted({c for c, _ in styles.values()})
+    closest = min(math.dist(_rgb(a), _rgb(b)) for a, b in itertools.combinations(colours, 2))
+    assert closest > 60, closest  # the 48-colour palette had pairs 20 apart (#FB00D1, #FE00CE)
+    assert all(math.dist(_rgb(c), _rgb(MUTED)) > 60 for c in colours)
+    picked = label_styles(names, ["doc3.html"])
+    assert picked["doc3.html"] == styles["doc3.html"]
+    assert {c for n, (c, _) in picked.items() if n != "doc3.html"} == {MUTED}
 
 
 def test_robust_range_ignores_an_outlier():
