@@ -15,7 +15,7 @@ from app_pages._shared import (
     server_paths_allowed,
     settings,
 )
-from app_pages.figures import fusion_grid_figure
+from app_pages.figures import fusion_grid_figure, mark_cells
 from app_pages.ui_helpers import (
     collection_keywords,
     degradation_rows,
@@ -163,18 +163,13 @@ if grid:
     st.subheader("α/β sensitivity (min-max fusion)")
     metric = st.radio("Heat map of", ["log_rank", "recall@5", "mrr"], horizontal=True,
                       key="grid_metric")
-    fig = fusion_grid_figure(grid, metric)
-    # β steps are uneven (0, 0.05, … 0.5, 1): as numbers they squash the small βs into a sliver
-    # at the bottom, hiding what β does; one row per β instead
-    fig.update_yaxes(type="category")
-    event = st.plotly_chart(fig, key="grid_chart", on_select="rerun", selection_mode="points")
     surface = grid["surface"]
-    points = (event.selection.points if event is not None and hasattr(event, "selection")
-              else [])
-    if points:
+    chart_state = st.session_state.get("grid_chart")
+    points = (chart_state.selection.points
+              if chart_state is not None and hasattr(chart_state, "selection") else [])
+    if points:  # a clicked cell: the weights below follow it
         st.session_state["grid_alpha"] = float(points[0]["x"])
         st.session_state["grid_beta"] = float(points[0]["y"])
-    st.caption("Click a cell (or pick the weights below) to try them in Chat or save them.")
     alphas = [float(x) for x in surface["alpha"]]
     betas = [float(x) for x in surface["beta"]]
     a, b, c = st.columns(3)
@@ -183,6 +178,38 @@ if grid:
     beta = b.select_slider("β", betas, value=nearest(betas, st.session_state.get(
         "grid_beta", float(report.get("beta", 0.2)))))
     method = c.selectbox("Method", list(grid.get("methods") or ["minmax"]))
+    cell = (betas.index(beta), alphas.index(alpha))
+    values = surface[metric]
+    best_b, best_a = max(((i, j) for i in range(len(betas)) for j in range(len(alphas))),
+                         key=lambda ij: (values[ij[0]][ij[1]], -ij[0], -ij[1]))
+    chart, numbers = st.columns([3, 1])
+    with chart:
+        fig = fusion_grid_figure(grid, metric)
+        # β steps are uneven (0, 0.05, … 0.5, 1): as numbers they squash the small βs into a
+        # sliver at the bottom, hiding what β does; one row per β instead
+        fig.update_yaxes(type="category")
+        mark_cells(fig, (alpha, beta), (alphas[best_a], betas[best_b]))
+        st.plotly_chart(fig, key="grid_chart", on_select="rerun", selection_mode="points")
+    with numbers:  # what the weights chosen give, live, against the evaluation's own weights
+        st.markdown(f"**At α = {alpha:g}, β = {beta:g}**")
+        ref = (betas.index(nearest(betas, float(report.get("beta", 0.2)))),
+               alphas.index(nearest(alphas, float(report.get("alpha", 0.5)))))
+        for key, label in (("recall@5", "Recall@5"), ("mrr", "MRR"), ("log_rank", "Log-Rank")):
+            grid_values = surface.get(key)
+            if grid_values:
+                now = grid_values[cell[0]][cell[1]]
+                st.metric(label, f"{now:.3f}", f"{now - grid_values[ref[0]][ref[1]]:+.3f}",
+                          help="against the weights the evaluation ran with")
+        st.caption(f"Best {metric}: {values[best_b][best_a]:.3f} at α = {alphas[best_a]:g}, "
+                   f"β = {betas[best_b]:g} (★); the current cell is framed.")
+    spread = max(max(r) for r in values) - min(min(r) for r in values)
+    if spread < 0.01:
+        st.info(f"On these {report['questions']} questions every α/β cell scores within "
+                f"{spread:.3f} {metric}: they are too easy to tell the weights apart. Load "
+                "harder questions (Questions JSONL above), e.g. ones that do not name their "
+                "document.", icon=":material/info:")
+    st.caption("Click a cell (or pick the weights above) to see its numbers, try them in Chat "
+               "or save them.")
     t, s = st.columns(2)
     if t.button("Try in Chat", icon=":material/forum:"):
         st.session_state.update({"method": method, "alpha": alpha, "beta": beta})

@@ -16,3 +16,18 @@ def fusion_grid_figure(grid: dict[str, Any], metric: str = "log_rank") -> Any:
                       xaxis_title="α", yaxis_title="β")
     return fig
 
+
+
+def mark_cells(fig: go.Figure, current: tuple[float, float], best: tuple[float, float]) -> None:
+    """The heat map's current cell (an open square) and its best cell (a star): β is the
+    category axis, so cells are placed by its label."""
+    fig.add_trace(go.Scatter(x=[best[0]], y=[str(best[1])], mode="markers", name="best",
+                             marker={"symbol": "star", "size": 16, "color": "white",
+                                     "line": {"width": 1.5, "color": "black"}},
+                             hovertemplate="best: α=%{x}, β=%{y}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=[current[0]], y=[str(current[1])], mode="markers",
+                             name="current",
+                             marker={"symbol": "square-open", "size": 26, "color": "#D62728",
+                                     "line": {"width": 3}},
+                             hovertemplate="current: α=%{x}, β=%{y}<extra></extra>"))
+    fig.update_layout(showlegend=False)

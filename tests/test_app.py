@@ -589,8 +589,16 @@ def test_evaluate_page_runs_and_sends_weights_to_chat(app, data_dir, tmp_path, m
     assert list(table["variant"]) == ["hca-dense", "full"]
     assert "[" in table.iloc[0]["recall@5"]  # value with its confidence interval
     assert len(at.get("plotly_chart")) == 1  # the α/β heat map
+    # issue #34, item 6: the weights chosen show their numbers, live, from the grid's cell
+    surface = at.session_state["eval_report"]["report"]["fusion_grid"]["surface"]
     at.select_slider[0].set_value(0.3)
-    at.select_slider[1].set_value(0.1)
+    at.select_slider[1].set_value(0.1).run()
+    cell = (surface["beta"].index(0.1), surface["alpha"].index(0.3))
+    shown = {m.label: m.value for m in at.metric}
+    assert shown == {"Recall@5": f"{surface['recall@5'][cell[0]][cell[1]]:.3f}",
+                     "MRR": f"{surface['mrr'][cell[0]][cell[1]]:.3f}",
+                     "Log-Rank": f"{surface['log_rank'][cell[0]][cell[1]]:.3f}"}
+    assert "At α = 0.3, β = 0.1" in texts(at.markdown) and "Best log_rank" in texts(at.caption)
     by_label(at.button, "Save as the collection's preset").click().run()
     assert Collection("docs", Settings(data_dir=data_dir)).preset["alpha"] == 0.3
     by_label(at.button, "Try in Chat").click().run()

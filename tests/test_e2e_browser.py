@@ -580,3 +580,34 @@ def test_every_document_on_the_embedding_map_has_its_own_colour_and_shape(server
     colours = sorted({c for _, c, _ in styles})
     assert all(sum((x - y) ** 2 for x, y in zip(rgb(a), rgb(b))) ** 0.5 > 60
                for i, a in enumerate(colours) for b in colours[i + 1:]), colours
+
+
+def test_evaluate_shows_the_numbers_of_the_weights_chosen(server, page):
+    """Issue #34, item 6: moving α/β on the Evaluate page changed nothing visible.  The chosen
+    cell's Recall@5 / MRR / Log-Rank are shown beside the map, the cell framed and the best one
+    starred, and they follow the slider."""
+    fresh_chat(page, server)
+    goto(page, "Evaluate & tune")
+    page.get_by_text("Degradation curve").first.click()
+    page.get_by_role("button", name="Run evaluation").click()
+    page.get_by_text("α/β sensitivity").first.wait_for(timeout=BUILD_TIMEOUT_MS)
+    settle(page)
+    shown = page.get_by_text(re.compile(r"^At α = [\d.]+, β = [\d.]+$")).first
+    before = shown.inner_text()
+    page.locator('[data-testid="stMetricValue"]').nth(2).wait_for(timeout=60_000)
+    values = page.locator('[data-testid="stMetricValue"]').all_inner_texts()
+    assert len(values) == 3 and all(re.fullmatch(r"\d\.\d{3}", v) for v in values), values
+    marks = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
+        .map(p => p.data).find(d => d && d[0].type === 'heatmap')
+        .filter(t => t.name === 'current' || t.name === 'best').map(t => [t.name, t.x[0]])""")
+    assert {name for name, _ in marks} == {"current", "best"}, marks
+    thumb = slider_input(page, "α").first
+    thumb.focus()
+    thumb.press("Home")  # α = 0: BM25 only
+    settle(page)
+    page.get_by_text(re.compile(r"^At α = 0, β = ")).first.wait_for()
+    assert shown.inner_text() != before
+    current = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
+        .map(p => p.data).find(d => d && d[0].type === 'heatmap')
+        .find(t => t.name === 'current').x[0]""")
+    assert current == 0
