@@ -205,6 +205,38 @@ def show_figure(col: Collection, seg: Segment) -> None:
     st.image(str(path))
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def pdf_page_png(source: str, page: int, passage: str) -> bytes | None:
+    """Page ``page`` (1-based) of the PDF ``source`` as a PNG, with ``passage`` highlighted
+    where its words are found on the page (runs of five words, so a line break or a hyphen
+    costs one run, not the passage); None when the file cannot be read any more."""
+    import pymupdf
+
+    words = passage.replace("*", " ").replace("#", " ").replace("|", " ").split()[:80]
+    runs = [" ".join(words[i:i + 5]) for i in range(0, max(len(words) - 4, 1), 5)]
+    try:
+        with pymupdf.open(source) as doc:
+            sheet = doc[page - 1]
+            rects = [r for run in runs if run for r in sheet.search_for(run)]
+            if rects:
+                sheet.add_highlight_annot(rects)  # in memory only: the file is not written
+            return bytes(sheet.get_pixmap(dpi=100, annots=True).tobytes("png"))
+    except Exception:  # noqa: BLE001 - a file moved or damaged since ingest: no picture
+        return None
+
+
+def show_in_context(seg: Segment, label: str, key: str) -> None:
+    """Where a cited passage sits: its PDF page, the passage highlighted; for every format a
+    button that opens the segment in the Segments view."""
+    if seg.source.casefold().endswith(".pdf") and seg.pages:
+        png = pdf_page_png(seg.source, seg.pages[0], seg.text)
+        if png is not None:
+            st.image(png, caption=f"{label}: the cited passage highlighted")
+    if st.button("Open in Segments", key=f"open_{key}", icon=":material/account_tree:"):
+        st.session_state["segment"] = st.session_state["clicked"] = seg.segment_id
+        st.switch_page("app_pages/segments.py")
+
+
 def persistent(key: str, default: Any) -> str:
     """Widget key for a value that must survive page switches.
 

@@ -14,6 +14,7 @@ from app_pages._shared import (
     persistent,
     settings,
     show_figure,
+    show_in_context,
 )
 from app_pages.ui_helpers import (
     escape_markdown,
@@ -30,6 +31,7 @@ from app_pages.ui_helpers import (
 from hiqa.answer.cited import answer_note, answer_stream, parse_citations
 from hiqa.errors import HiqaError, LLMError
 from hiqa.llm import LLMClient, LLMConfig
+from hiqa.model import segment_pages_label
 from hiqa.retrieve.fusion import FusionMethod, names_reorder
 from hiqa.retrieve.params import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
 from hiqa.retrieve.routes import ScopeHint
@@ -127,11 +129,14 @@ def show_sources(turn: dict[str, Any], index: int) -> None:
     for n, (seg, label) in enumerate(zip(turn["context"], labels), 1):
         st.markdown(f'<div id="{source_anchor(index, n)}"></div>', unsafe_allow_html=True)
         mark = " · cited" if n in cited else ""
-        with st.expander(escape_markdown(label) + mark, expanded=False):
+        # a citation link jumps here: the sources it cites are open, showing where the
+        # passage sits (the PDF page, highlighted) beside its text
+        with st.expander(escape_markdown(label) + mark, expanded=n in cited):
             st.caption(f"Document: {escape_markdown(seg.doc_id)}")
             if seg.is_image:
                 show_figure(col, seg)
             st.text(seg.text)
+            show_in_context(seg, segment_pages_label(seg) or label, f"{index}_{n}")
 
 
 def show_answer(turn: dict[str, Any], index: int) -> None:

@@ -611,3 +611,26 @@ def test_evaluate_shows_the_numbers_of_the_weights_chosen(server, page):
         .map(p => p.data).find(d => d && d[0].type === 'heatmap')
         .find(t => t.name === 'current').x[0]""")
     assert current == 0
+
+
+def test_a_citation_opens_its_source_in_context(server, page, tmp_path):
+    """Issue #34, item 5: a citation did not open its source.  Its source block is open, with
+    the PDF page rendered and the passage highlighted, and one click shows the segment in the
+    Segments view."""
+    from test_page_labels import manual
+
+    pdf = manual(tmp_path / "filter-chapter.pdf", first_printed=101)
+    upload(page, server, pdf)
+    page.get_by_role("button", name="Ingest into").click()
+    page.get_by_text(re.compile(r"^Ingest into [^:]+: 1 added")).first.wait_for(
+        timeout=BUILD_TIMEOUT_MS)
+    fresh_chat(page, server)
+    ask(page, "How do I clean the filter of the pump?")
+    cited = page.locator('[data-testid="stExpander"]', has_text="· cited").first
+    cited.get_by_text(re.compile(r"the cited passage highlighted")).first.wait_for()
+    assert cited.locator("img").count() >= 1
+    cited.get_by_role("button", name="Open in Segments").click()
+    page.get_by_role("heading", name="Segments").first.wait_for()
+    settle(page)
+    # the cited segment is the one shown: its section, and its text
+    page.get_by_text("This chapter explains cleaning the filter").first.wait_for(timeout=30_000)

@@ -57,3 +57,26 @@ def test_pages_numbered_as_the_file_counts_them_are_cited_once(tmp_path):
     got = labels_of(manual(tmp_path / "plain.pdf", first_printed=1))
     assert got["Priming the pump"] == "p. 2"
     assert labels_of(manual(tmp_path / "bare.pdf"))["Priming the pump"] == "p. 2"
+
+
+def _yellow(png: bytes) -> int:
+    pix = pymupdf.Pixmap(png)
+    data = pix.samples
+    n = pix.n
+    return sum(1 for i in range(0, len(data), n)
+               if data[i] > 200 and data[i + 1] > 200 and data[i + 2] < 120)
+
+
+def test_a_cited_passage_is_highlighted_on_its_pdf_page(tmp_path):
+    """Issue #34, item 5: a citation opens its source; for a PDF, the page with the passage
+    highlighted."""
+    from app_pages._shared import pdf_page_png
+
+    pdf = manual(tmp_path / "pump.pdf", first_printed=231)
+    before = pdf.read_bytes()
+    marked = pdf_page_png(str(pdf), 2, "Follow the steps in order and check each valve twice.")
+    plain = pdf_page_png(str(pdf), 2, "words that are on no page at all")
+    assert marked is not None and plain is not None
+    assert _yellow(marked) > 500 and _yellow(plain) == 0
+    assert pdf_page_png(str(tmp_path / "gone.pdf"), 1, "x") is None  # moved since: no picture
+    assert pdf.read_bytes() == before  # the highlight is drawn in memory, the file untouched

@@ -190,7 +190,11 @@ def test_chat_evidence_and_segments_page_show_the_figure(app):
     assert not app.get("image")
     app.chat_input[0].set_value("impeller housing of the coolant pump").run()
     assert not app.exception, app.exception
-    assert len(app.get("image")) == 1  # in the figure's source block
+    captions = [img.caption for element in app.get("image") for img in element.proto.imgs]
+    # the figure's picture in its source block; and each cited PDF source open at its page,
+    # the passage highlighted (issue #34, item 5)
+    assert captions.count("") == 1
+    assert captions[1:] and all(c == "p. 1: the cited passage highlighted" for c in captions[1:])
     at = app.switch_page("app_pages/segments.py").run()
     assert not at.exception
     box = at.selectbox(key="segment")
