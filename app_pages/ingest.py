@@ -34,7 +34,7 @@ from hiqa.embed.factory import EmbedderName
 from hiqa.errors import HiqaError
 from hiqa.formats import SUPPORTED_EXTENSIONS
 from hiqa.index.background import start_dense_worker
-from hiqa.index.ingest import file_sizes
+from hiqa.index.ingest import expected_segments, file_sizes
 from hiqa.index.llm_ingest import add_llm_keywords, cached_llm, format_step
 from hiqa.index.progress import IngestProgress
 from hiqa.keywords.records import KeywordSources
@@ -59,8 +59,9 @@ class StageProgress:
     stage, gets most of the width, and the bar moves after every batch of it.
     """
 
-    def __init__(self, dense: str, existing_segments: int, sizes: dict[str, int]):
-        self.model = IngestProgress(dense, existing_segments, sizes)
+    def __init__(self, dense: str, existing_segments: int, sizes: dict[str, int],
+                 expected: dict[str, float] | None = None):
+        self.model = IngestProgress(dense, existing_segments, sizes, expected)
         self.stages = self.model.stages
         self.bar = st.progress(0.0, text="Starting…")
         self.table = st.empty()
@@ -86,7 +87,8 @@ class StageProgress:
 def run_ingest(col: Collection, paths: list[Path], root: Path, llm_format: str = "auto",
                llm_keywords: bool = False, dense: str = "later",
                replace_others: bool = False) -> list | None:
-    progress = StageProgress(dense, len(col), file_sizes(paths, root))
+    progress = StageProgress(dense, len(col), file_sizes(paths, root),
+                             expected_segments(paths, root))
     notes: list[str] = []
     try:
         llm = cached_llm(s) if llm_format != "never" or llm_keywords else None

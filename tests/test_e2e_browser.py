@@ -421,6 +421,10 @@ def test_ingest_before_finishing_shows_moving_progress(server, page, tmp_path):
     # result, so the browser need not draw it): every segment embedded, the bar near its end
     assert "segments 30/30 embedded" in embedding[-1][0], embedding[-1]
     assert values[-1] >= 95, seen[-3:]
+    # issue #34, item 7: the bar is never behind the counter its text shows
+    for text, value in embedding:
+        done, total = map(int, re.search(r"segments (\d+)/~?(\d+)", text).groups())
+        assert value >= 100 * done / total - 10, (text, value)
     shot(page, "ingest-progress", readme=False)
 
 

@@ -33,8 +33,9 @@ class ProgressLine:
     """
 
     def __init__(self, dense: str = "now", existing_segments: int = 0,
-                 sizes: dict[str, int] | None = None, stream: TextIO | None = None):
-        self.model = IngestProgress(dense, existing_segments, sizes)
+                 sizes: dict[str, int] | None = None, stream: TextIO | None = None,
+                 expected: dict[str, float] | None = None):
+        self.model = IngestProgress(dense, existing_segments, sizes, expected)
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self._last = -1e9
@@ -72,7 +73,7 @@ def warn_preset(col) -> None:  # type: ignore[no-untyped-def]
 
 def _cmd_ingest(args: argparse.Namespace) -> int:
     from hiqa.collection import Collection
-    from hiqa.index.ingest import file_sizes
+    from hiqa.index.ingest import expected_segments, file_sizes
 
     settings = settings_of(args)
     col = Collection(args.collection, settings, create=True, strategy=args.strategy,
@@ -95,7 +96,8 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
 
         prepare = format_step(args.llm_format, llm,
                               report=lambda line: print(f"\nllm-format: {line}", file=sys.stderr))
-    bar = ProgressLine(args.dense, len(col), file_sizes(args.paths))
+    bar = ProgressLine(args.dense, len(col), file_sizes(args.paths),
+                       expected=expected_segments(args.paths))
     t0 = time.perf_counter()
     try:
         results = col.ingest(args.paths, progress=bar, force=args.force, prepare=prepare,

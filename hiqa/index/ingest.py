@@ -177,6 +177,32 @@ def space_needed(files: Iterable[tuple[Path, str]]) -> int:
     return total
 
 
+SEGMENTS_PER_PDF_PAGE = 5.0
+"""Segments an ingest makes of a PDF page (the dev PDFs: 3.1 PostgreSQL, 5.1 Django release
+notes, 6.2 man pages): the first estimate of a PDF's segments, before any is segmented."""
+BYTES_PER_SEGMENT = 690
+"""Bytes of Markdown, HTML or text per segment (the dev sets: 240 man pages, 690 Django, 810
+PostgreSQL)."""
+
+
+def expected_segments(paths: Iterable[str | os.PathLike[str]],
+                      root: str | os.PathLike[str] | None = None) -> dict[str, float]:
+    """``{doc_id: segments}`` expected of each file ``ingest(paths, root=root)`` reads, before
+    any is segmented: a PDF's pages, or a file's bytes, times the rates measured above (an
+    81-page PDF was first shown as "~10 segments")."""
+    import pymupdf
+
+    out = {}
+    for path, doc_id in expand(paths, root):
+        with contextlib.suppress(Exception):  # unreadable: the flat prior stands
+            if path.suffix.lower() == ".pdf":
+                with pymupdf.open(path) as doc:
+                    out[doc_id] = SEGMENTS_PER_PDF_PAGE * doc.page_count
+            else:
+                out[doc_id] = max(1.0, path.stat().st_size / BYTES_PER_SEGMENT)
+    return out
+
+
 def source_root(doc_id: str, source: str) -> str | None:
     """The folder a document was first ingested from: its recorded source path without its id
     (the id is the path relative to that folder), so that ingesting the source again under it

@@ -12,7 +12,10 @@ time between events, starting from ``PRIOR_S_PER_UNIT``; then
 is the ETA, and every event moves the bar by its share of the work that was left before it:
 ``fraction += (1 - fraction) × work / (work + left)``, ``work`` being what the event reports
 done, in seconds at the current costs.  So the bar never goes back when an estimate changes, the
-slow stage gets most of its width, and it reaches 1 exactly when no work is left.  Segments of documents not segmented yet are estimated from their size (or the mean
+slow stage gets most of its width, and it reaches 1 exactly when no work is left.  It is also
+never behind the segments counter the text shows (``segments done / total``, less the share of
+the finalize stage still to come, up to ``COUNTER_CAP``), so a stage measured slower than it
+turns out cannot leave the bar a third full at "349/349 embedded".  Segments of documents not segmented yet are estimated from their size (or the mean
 per document) by those segmented so far.
 
 Pure: the caller passes the time of each event, so a test can feed a run with explicit
@@ -34,6 +37,8 @@ FINALIZE_S = (0.05, 0.00005)
 happens once, so it is never measured before it runs: seconds, fixed and per segment of the
 collection (adding a document to 200k segments took 7.6 s, docs/benchmarks.md, Store)."""
 PRIOR_SEGMENTS_PER_DOC = 10
+COUNTER_CAP = 0.99
+"""The bar follows the segments counted up to here; the rest is what follows the last one."""
 PER_DOC = ("format", "segment")
 PER_SEGMENT = ("embed", "index")
 
@@ -99,9 +104,13 @@ class IngestProgress:
     """
 
     def __init__(self, dense: str = "now", existing_segments: int = 0,
-                 sizes: Mapping[str, int] | None = None):
+                 sizes: Mapping[str, int] | None = None,
+                 expected: Mapping[str, float] | None = None):
         self.existing_segments = existing_segments
         self.sizes = dict(sizes or {})
+        self.expected = dict(expected or {})
+        """segments expected of each document before any is segmented (``ingest.
+        expected_segments``: pages or bytes times a measured rate), instead of a flat prior"""
         self.stages = ("format", "segment", "embed", "index") if dense == "now" else (
             "format", "segment", "index")
         self.counted = "embed" if dense == "now" else "index"
@@ -138,8 +147,17 @@ class IngestProgress:
         left = self.work_left()
         if left <= 0:
             self.fraction = 1.0
-        elif work > 0:
-            self.fraction += (1.0 - self.fraction) * work / (work + left)
+        else:
+            if work > 0:
+                self.fraction += (1.0 - self.fraction) * work / (work + left)
+            # never behind the counter the text shows ("349/349 embedded" is not a third done),
+            # less the share of the run the finalize stage takes after the last segment
+            total_segments = self.segments_total()[0]
+            if total_segments and self.start is not None:
+                finalize = (1.0 - self.finalized) * self.finalize_cost()
+                run = max(now - self.start + left, 1e-9)
+                floor = self.segments_done / total_segments * (1.0 - min(1.0, finalize / run))
+                self.fraction = max(self.fraction, min(COUNTER_CAP, floor))
         return self._snapshot(stage, doc_id, now, left)
 
     def _record(self, stage: str, doc_id: str, done: int, total: int, elapsed: float) -> float:
@@ -194,6 +212,8 @@ class IngestProgress:
         segments, docs, sized_segments, sized_bytes = self.known
         if sized_bytes and doc_id in self.sizes:
             return self.sizes[doc_id] * sized_segments / sized_bytes
+        if not docs and doc_id in self.expected:
+            return self.expected[doc_id]
         return segments / docs if docs else PRIOR_SEGMENTS_PER_DOC
 
     def _unseen(self) -> tuple[int, float]:
@@ -201,8 +221,12 @@ class IngestProgress:
         unnamed = max(0, self.docs_total - len(self.seen) - self.unseen_sized)
         segments, docs, sized_segments, sized_bytes = self.known
         per_doc = segments / docs if docs else PRIOR_SEGMENTS_PER_DOC
-        by_size = (self.unseen_bytes * sized_segments / sized_bytes if sized_bytes
-                   else self.unseen_sized * per_doc)
+        if sized_bytes:
+            by_size = self.unseen_bytes * sized_segments / sized_bytes
+        elif not docs and self.expected:  # nothing segmented yet: pages and bytes say how much
+            by_size = sum(self.expected.get(d, per_doc) for d in self.sizes if d not in self.seen)
+        else:
+            by_size = self.unseen_sized * per_doc
         return self.unseen_sized + unnamed, by_size + unnamed * per_doc
 
     def _open_segments(self) -> list[tuple[_Doc, float]]:
