@@ -4,6 +4,7 @@
     python bench/bench_app.py --segments 2000 --moves 20
     python bench/bench_app.py --data-dir DIR        # reuse an index built before in DIR
     python bench/bench_app.py --quick               # smoke run: 200 segments, 2 slider moves
+    python bench/bench_app.py --segments 2000 --sessions 4 --rounds 5   # 4 analysts at once
 
 The collection is built as in ``bench_store.py`` (generated datasheet-like Markdown, the real
 ingest path, *synthetic* 384-d passage vectors, because embedding 20k segments takes ~25 min);
@@ -49,18 +50,60 @@ def build(data_dir: Path, segments: int) -> int:
     return int(row["segments"])
 
 
+QUESTIONS = ("XC7003 maximum supply voltage", "XC7010 operating temperature range",
+             "XC7021 package options", "XC7035 typical current consumption",
+             "XC7042 pin configuration", "XC7056 absolute maximum ratings")
+
+
+def concurrent_answers(browser, url: str, sessions: int, rounds: int) -> list[float]:
+    """Seconds from Enter to the evidence table, for ``sessions`` browser sessions that each
+    ask a question at the same moment, ``rounds`` times: what four analysts sharing one server
+    wait."""
+    pages = []
+    for _ in range(sessions):
+        pg = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
+        pg.goto(url)
+        pg.locator('[data-testid="stChatInputTextArea"]').wait_for(timeout=120_000)
+        pages.append(pg)
+    out = []
+    for r in range(rounds):
+        started = []
+        for i, pg in enumerate(pages):
+            box = pg.locator('[data-testid="stChatInputTextArea"]')
+            box.fill(QUESTIONS[(r * sessions + i) % len(QUESTIONS)] + f" (round {r})")
+            box.press("Enter")
+            started.append(time.perf_counter())
+        done_js = (f"() => document.querySelectorAll('[data-testid=\"stChatMessage\"]').length "
+                   f">= {2 * (r + 1)} && [...document.querySelectorAll("
+                   f"'[data-testid=\"stChatMessage\"]')].pop().innerText.includes('Sources')")
+        pending = dict(enumerate(started))
+        deadline = time.perf_counter() + 180
+        while pending and time.perf_counter() < deadline:  # every page polled in turn
+            for i in list(pending):
+                if pages[i].evaluate(done_js):
+                    out.append(time.perf_counter() - pending.pop(i))
+            time.sleep(0.05)
+        if pending:
+            raise SystemExit(f"{len(pending)} sessions had no answer after 180 s")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--segments", type=int, default=20_000)
     ap.add_argument("--moves", type=int, default=20)
     ap.add_argument("--data-dir", type=Path, default=None)
     ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--sessions", type=int, default=4,
+                    help="browser sessions asking at once, for the concurrent-answer figure")
+    ap.add_argument("--rounds", type=int, default=5, help="questions each session asks at once")
     ap.add_argument("--quick", action="store_true",
                     help="smoke run (200 segments, 2 slider moves): checks the bench works, "
                          "its numbers mean little")
     args = ap.parse_args()
     if args.quick:
         args.segments, args.moves = min(args.segments, 200), min(args.moves, 2)
+        args.sessions, args.rounds = min(args.sessions, 2), min(args.rounds, 1)
 
     from playwright.sync_api import sync_playwright
     from test_e2e_browser import free_port
@@ -132,6 +175,7 @@ def main() -> None:
                 page.wait_for_function(idle, timeout=30_000)
                 times.append(time.perf_counter() - t)
                 page.wait_for_timeout(150)
+            answers = concurrent_answers(browser, url, args.sessions, args.rounds)
         finally:
             proc.terminate()
             proc.wait(timeout=20)
@@ -149,6 +193,12 @@ def main() -> None:
           f"{'<= 300':>10}")
     print(f"{'slider move -> re-ranked table, p95 (ms)':44} {p95:10.0f} {'':>10}")
     print(f"{'slider moves measured':44} {len(ms):10d}")
+    ans = sorted(answers)
+    print(f"{f'answer, {args.sessions} sessions asking at once, p50 (s)':44} "
+          f"{statistics.median(ans):10.2f} {'':>10}")
+    print(f"{f'answer, {args.sessions} sessions asking at once, p95 (s)':44} "
+          f"{ans[min(len(ans) - 1, round(0.95 * (len(ans) - 1)))]:10.2f} {'<= 3':>10}")
+    print(f"{'answers measured':44} {len(ans):10d}")
 
 
 if __name__ == "__main__":
