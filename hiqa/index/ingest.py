@@ -232,7 +232,6 @@ def ingest(parts: Parts, paths: Iterable[str | os.PathLike[str]], *,
     progress = progress or (lambda *a: None)
     results: list[IngestResult] = []
     files = list(expand(paths, root, refused=results))
-    check_free_space(parts.settings.data_dir, space_needed(files), f"indexing {len(files):,} files")
     with ingest_lock(parts) as lock:
         adopted = set(sweep_orphans(parts))  # documents the registry had lost, listed again
         docs = parts.registry.documents
@@ -241,6 +240,9 @@ def ingest(parts: Parts, paths: Iterable[str | os.PathLike[str]], *,
                                  segments=docs[d].get("segments", 0), warnings=(ADOPTED,))
                     for d in sorted(adopted - {job.doc_id for job in plan})]
         jobs = [job for job in plan if isinstance(job, Job)]
+        # before anything is written, for the files that will be (unchanged ones need nothing)
+        check_free_space(parts.settings.data_dir, space_needed((j.path, j.doc_id) for j in jobs),
+                         f"indexing {len(jobs):,} files")
         pending: dict[str, dict[str, Any]] = {}
         replaced: list[tuple[str, str]] = []
         last_commit = time.monotonic()
