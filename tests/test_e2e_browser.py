@@ -550,16 +550,20 @@ def test_a_stale_answer_is_marked_and_answered_again(server, page):
     assert page.get_by_text("written from other evidence").count() == 0
 
 
+def ingest_into_the_sidebars_collection(page, server: str, path: Path) -> None:
+    upload(page, server, path)
+    page.get_by_role("button", name="Ingest into").click()
+    page.get_by_text(re.compile(r"^Ingest into [^:]+: 1 added")).first.wait_for(
+        timeout=BUILD_TIMEOUT_MS)
+
+
 def test_a_citation_gives_the_page_number_printed_on_the_page(server, page, tmp_path):
     """Issue #34, item 4: citations gave the PDF's page index.  A chapter file whose pages are
     printed 231-233 is cited "p. 232 (PDF page 2)"."""
     from test_page_labels import manual
 
     pdf = manual(tmp_path / "pump-chapter.pdf", first_printed=231)
-    upload(page, server, pdf)
-    page.get_by_role("button", name="Ingest into").click()
-    page.get_by_text(re.compile(r"^Ingest into [^:]+: 1 added")).first.wait_for(
-        timeout=BUILD_TIMEOUT_MS)
+    ingest_into_the_sidebars_collection(page, server, pdf)
     fresh_chat(page, server)
     answer = ask(page, "How do I prime the pump step by step?")
     assert "p. 232 (PDF page 2)" in answer, answer
@@ -624,10 +628,7 @@ def test_a_citation_opens_its_source_in_context(server, page, tmp_path):
     from test_page_labels import manual
 
     pdf = manual(tmp_path / "filter-chapter.pdf", first_printed=101)
-    upload(page, server, pdf)
-    page.get_by_role("button", name="Ingest into").click()
-    page.get_by_text(re.compile(r"^Ingest into [^:]+: 1 added")).first.wait_for(
-        timeout=BUILD_TIMEOUT_MS)
+    ingest_into_the_sidebars_collection(page, server, pdf)
     fresh_chat(page, server)
     ask(page, "How do I clean the filter of the pump?")
     cited = page.locator('[data-testid="stExpander"]', has_text="· cited").first
