@@ -177,9 +177,13 @@ def main() -> None:
                 page.wait_for_timeout(150)
             answers = concurrent_answers(browser, url, args.sessions, args.rounds)
         finally:
+            browser.close()  # the sessions first: a server still answering them is slow to stop
             proc.terminate()
-            proc.wait(timeout=20)
-            browser.close()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
     ms = sorted(x * 1000 for x in times)
     p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
