@@ -28,11 +28,15 @@ from app_pages.ui_helpers import escape_markdown
 from hiqa.collection import list_collections
 from hiqa.errors import HiqaError
 from hiqa.index.progress import IngestProgress
+from hiqa.index.store import start_idle_release
 from hiqa.settings import data_dir_problem
 from hiqa.version import version_line
 
 st.set_page_config(page_title="HiQA", page_icon=":material/account_tree:", layout="wide")
 require_login()  # HIQA_APP_PASSWORD: nothing below runs for a visitor without it
+# the embedded store admits one process: hand it back when idle, so `hiqa search` works beside
+# the app (it waits at most HIQA_STORE_IDLE plus what the app is doing)
+start_idle_release(settings().store_idle)
 
 
 def build_demo_if_empty() -> None:

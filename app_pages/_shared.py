@@ -168,19 +168,28 @@ def current_collection(required: bool = True) -> Collection | None:
     return col
 
 
-@st.fragment(run_every=2)
 def dense_status(col: Collection) -> None:
-    """While dense vectors are being filled in: how far, refreshed every 2 s (a fragment, so the
-    rest of the page is not rerun).  Nothing is shown once every segment has its vector."""
-    done, total = col.dense_status()
+    """While dense vectors are being filled in: how far, refreshed every 2 s.  Read from this
+    process's worker (``current_collection`` starts it), never from the store: a poll of the
+    store every 2 s would keep it open, and a CLI command beside the app waiting for it."""
     worker = dense_worker(col.parts)
     if worker is not None and worker.error:
         st.error(f"Filling in the dense vectors failed: {escape_markdown(worker.error)}")
-    if done >= total:
+    if worker is not None and worker.running:
+        _dense_progress(col)
+
+
+@st.fragment(run_every=2)
+def _dense_progress(col: Collection) -> None:
+    """The worker's progress (a fragment, so the rest of the page is not rerun)."""
+    worker = dense_worker(col.parts)
+    if worker is None or worker.total <= worker.done:
         return
-    rate = worker.rate() if worker is not None and worker.running else 0.0
-    eta = f" · about {(total - done) / rate / 60:.0f} min left" if rate > 0 else ""
-    st.progress(done / total if total else 1.0,
+    total = len(col)
+    done = total - (worker.total - worker.done)
+    rate = worker.rate() if worker.running else 0.0
+    eta = f" · about {(worker.total - worker.done) / rate / 60:.0f} min left" if rate > 0 else ""
+    st.progress(max(0.0, done / total) if total else 1.0,
                 text=f"Dense route: {done:,} of {total:,} segments embedded{eta}. Until then, "
                      "those segments are ranked by BM25 and keywords alone.")
 

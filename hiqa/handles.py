@@ -28,6 +28,8 @@ class Handles:
     """collection key -> ``hiqa.retrieve.routes.Derived`` (lexical index + segments of one generation)"""
     workers: dict[str, Any] = field(default_factory=dict)
     """collection key -> ``hiqa.index.background.DenseWorker`` (dense vectors filled in the app)"""
+    releaser: threading.Thread | None = None
+    """the thread that hands idle embedded stores back (``hiqa.index.store.start_idle_release``)"""
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     def forget(self, key: str) -> None:

@@ -29,10 +29,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from hiqa.augment import segment_document
 from hiqa.collection import file_hash
 from hiqa.embed.factory import CachedEmbedder, EmbeddingCache, get_embedder
 from hiqa.formats import SUPPORTED_EXTENSIONS, load_document
-from hiqa.augment import segment_document
 from hiqa.settings import Settings
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"

@@ -268,6 +268,8 @@ CLI = [
          r".*got 'soon'", argv=Q(), env={"HIQA_STORE_WAIT": "soon"}),
     Case("store wait negative", "cli", r"HIQA_STORE_WAIT must be in \[0, 3600\].*got -1",
          argv=Q(), env={"HIQA_STORE_WAIT": "-1"}),
+    Case("store idle negative", "cli", r"HIQA_STORE_IDLE must be in \[0, 86400\].*got -5",
+         argv=Q(), env={"HIQA_STORE_IDLE": "-5"}),
     Case("repair unknown collection", "cli", r"unknown collection 'nope' \(known: docs\)",
          argv=("repair", "-c", "nope")),
     Case("docs unknown collection", "cli", r"unknown collection 'nope' \(known: docs\)",

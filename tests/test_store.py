@@ -6,9 +6,11 @@ cache) into one situation a fault probe found, and checks what the user sees.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -157,6 +159,45 @@ def test_a_command_waits_for_a_store_another_process_releases(settings, corpus, 
     out, err = capsys.readouterr()
     assert "waiting up to 30 s for the store of collection 'man', in use by pid" in err
     assert json.loads(out)[0]["doc"] == "tail.1.md"
+
+
+def test_an_idle_store_is_handed_to_another_process_and_reopened(settings, corpus):
+    """Issue #33: the app held the embedded store for its life, so `hiqa search` beside it
+    waited HIQA_STORE_WAIT and failed.  A long-running process now closes a store no call has
+    used for HIQA_STORE_IDLE seconds (never one in use), and its next call opens it again."""
+    build(settings, corpus)
+    col = Collection("man", settings)
+    question = "follow appended data"
+    before = [h.segment.text for h in col.search(question, k=3)]
+    reader = col.store.scroll(fields=False)  # a reader part-way through keeps the store
+    next(reader)
+    assert store.release_idle(0) == []
+    reader.close()
+    with col.store.kept_open():  # so does an ingest between its writes
+        assert store.release_idle(0) == []
+    assert store.release_idle(60) == []  # used a moment ago
+    assert store.release_idle(0) == ["man"]
+    assert store.release_idle(0) == []  # closed already
+    env = {**os.environ, "HIQA_STORE_WAIT": "0"}  # no waiting: the store must be free now
+    done = subprocess.run([sys.executable, "-m", "hiqa.cli", "--data-dir",
+                           str(settings.data_dir), "search", question, "-c", "man", "--json"],
+                          capture_output=True, text=True, env=env, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert [r["text"] for r in json.loads(done.stdout)][:3] == before
+    assert [h.segment.text for h in col.search(question, k=3)] == before  # reopened
+
+
+def test_the_idle_release_thread_runs_once_per_process(settings, corpus):
+    build(settings, corpus)
+    col = Collection("man", settings)
+    col.search("follow", k=1)
+    thread = store.start_idle_release(0.2)
+    assert store.start_idle_release(0.2) is thread and thread.daemon
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and col.store._shard is not None:
+        time.sleep(0.05)
+    assert col.store._shard is None  # released by the thread, not by the test
+    assert len(col.search("follow", k=1)) == 1
 
 
 def test_migrate_an_old_local_mode_data_dir(settings, corpus, capsys):

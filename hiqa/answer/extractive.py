@@ -41,9 +41,12 @@ from hiqa.model import Segment
 from hiqa.tokenize import STOP_WORDS
 
 MAX_SENTENCES = 3
-EMBED_POOL = 80
-"""At most this many candidates (the best by shared words) are embedded; five context blocks
-hold 20-60 sentences, so in practice every one is."""
+EMBED_POOL = 24
+"""At most this many candidates (the best by shared words and retrieval rank) are embedded.
+Five context blocks hold 20-80 sentences, and each costs the embedder ~40 ms on one core, so
+this bounds an answer's cost (~1 s) when four analysts ask at once (issue #34).  Against
+embedding up to 80, the picks were identical on 144 of 144 questions (34 demo, 60 Django
+release notes, 50 man pages); at 16 on 142."""
 OVERLAP_WEIGHT = 0.1
 """Cosines of e5 lie in a narrow band (0.8-0.95), so a small weight already lets shared rare
 words decide near-ties; a larger one picks sentences that merely repeat the question's words

@@ -26,6 +26,9 @@ class DenseWorker:
     error: str = ""
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
+    generation: str = ""
+    """The registry generation it was started for: until documents change, nothing is asked
+    of the store again (the app's pages call ``start_dense_worker`` on every run)."""
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
 
@@ -70,17 +73,23 @@ class DenseWorker:
 def start_dense_worker(parts: Parts) -> DenseWorker | None:
     """Start filling the collection's pending dense vectors in the background (None: nothing pending).
 
-    Idempotent: a worker already running for the collection is returned as it is.
+    Idempotent: a worker already running for the collection is returned as it is, and so is
+    the last one while the registry's generation is the one it was started for (the store is
+    asked what is pending once per generation, not on every page run: asking would keep the
+    embedded store open, and a CLI command beside the app waiting for it).
     """
     with HANDLES.lock:
         worker = HANDLES.workers.get(parts.handle_key)
-        if worker is not None and worker.running:
+        parts.registry.refresh()
+        generation = parts.registry.generation
+        if worker is not None and (worker.running or worker.generation == generation):
             return worker
         done, total = dense_status(parts)
-        if done >= total:
-            return worker
-        worker = DenseWorker(parts.name)
+        worker = DenseWorker(parts.name, done=0, total=total - done, generation=generation)
         HANDLES.workers[parts.handle_key] = worker
+        if done >= total:  # nothing pending: remembered, so the store is not asked again
+            worker.finished = worker.started
+            return None
         worker.start(parts)
         return worker
 

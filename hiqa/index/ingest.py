@@ -232,7 +232,7 @@ def ingest(parts: Parts, paths: Iterable[str | os.PathLike[str]], *,
     progress = progress or (lambda *a: None)
     results: list[IngestResult] = []
     files = list(expand(paths, root, refused=results))
-    with ingest_lock(parts) as lock:
+    with ingest_lock(parts) as lock, parts.store.kept_open():
         adopted = set(sweep_orphans(parts))  # documents the registry had lost, listed again
         docs = parts.registry.documents
         plan = _plan(files, docs, force, replace_others)

@@ -65,7 +65,7 @@ def repair(parts: Parts, *, dry_run: bool = False,
     plan = RepairPlan(create_store=not parts.store.exists())
     if plan.create_store and not dry_run:
         parts.store.create(int(parts.registry.data["dim"]))
-    with ingest_lock(parts):
+    with ingest_lock(parts), parts.store.kept_open():
         docs = parts.registry.documents
         stored = StoredVersions([] if plan.create_store else parts.store.scroll())
         counts = stored.counts

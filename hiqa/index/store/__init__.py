@@ -7,13 +7,17 @@
   server code path in tests without a server.
 
 Stores and clients are opened once per process (``hiqa.handles``): the embedded engines allow one
-process per folder, and the error for a second one says which process holds it.
+process per folder, and the error for a second one says which process holds it.  A process that
+stays up (the app) hands an idle embedded store back (``start_idle_release``): a CLI command
+beside it waits at most until then (``HIQA_STORE_WAIT``), and the app's next call reopens it.
 """
 from __future__ import annotations
 
 import errno
 import os
 import sqlite3
+import threading
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -27,11 +31,12 @@ from hiqa.index.store.base import (
     Store,
     storage_error,
 )
-from hiqa.index.store.edge import EdgeStore, _describe_process
+from hiqa.index.store.edge import LOG, EdgeStore, _describe_process
 from hiqa.settings import Settings
 
 __all__ = ["BATCH", "VECTOR_NAMES", "ClientStore", "EdgeStore", "Record", "Store",
-           "close_all", "get_client", "is_embedded", "open_store", "storage_error"]
+           "close_all", "get_client", "is_embedded", "open_store", "release_idle",
+           "start_idle_release", "storage_error"]
 STORES = ("edge", "qdrant-local")
 
 
@@ -125,6 +130,36 @@ def _local_client(path: Path, data_dir: Path) -> Any:
     except (OSError, sqlite3.Error) as exc:
         raise storage_error(exc, data_dir) from exc
     return client
+
+
+def release_idle(idle_s: float) -> list[str]:
+    """Close the embedded stores of this process that no call used for ``idle_s`` seconds and
+    no background worker fills (``hiqa.index.background``); returns their collections."""
+    with HANDLES.lock:
+        stores = [(key, s) for key, s in HANDLES.stores.items() if isinstance(s, EdgeStore)]
+        busy = {key for key, worker in HANDLES.workers.items() if worker.running}
+    return [s.name for key, s in stores if key not in busy and s.release_if_idle(idle_s)]
+
+
+def start_idle_release(idle_s: float) -> threading.Thread:
+    """Run ``release_idle`` about every second in a daemon thread (once per process; a second
+    call returns the running thread).  The app calls this (``HIQA_STORE_IDLE``): the embedded
+    store admits one process, and without it the app would hold it for its life."""
+    with HANDLES.lock:
+        if HANDLES.releaser is not None and HANDLES.releaser.is_alive():
+            return HANDLES.releaser
+
+        def run() -> None:
+            while True:
+                time.sleep(min(1.0, max(0.1, idle_s / 2)))
+                try:
+                    release_idle(idle_s)
+                except Exception:  # noqa: BLE001 - a failed flush is reported by the next call
+                    LOG.exception("releasing an idle store failed")
+
+        HANDLES.releaser = threading.Thread(target=run, name="hiqa-store-release", daemon=True)
+        HANDLES.releaser.start()
+        return HANDLES.releaser
 
 
 def close_all() -> None:

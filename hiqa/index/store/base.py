@@ -12,6 +12,7 @@ ingest or of a version being replaced are never returned.
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sqlite3
@@ -182,6 +183,11 @@ class Store(ABC):
 
     def close(self) -> None:
         """Release files and locks."""
+
+    def kept_open(self) -> contextlib.AbstractContextManager[None]:
+        """Within it the store stays open even when idle (an ingest between its writes);
+        only the embedded store is ever released (``EdgeStore.release_if_idle``)."""
+        return contextlib.nullcontext()
 
 
 def cosine(rows: np.ndarray, qvec: np.ndarray) -> np.ndarray:

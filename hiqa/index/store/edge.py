@@ -7,12 +7,15 @@ the error for a second one says which process holds it.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import logging
 import os
 import re
 import shutil
+import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +122,41 @@ def _payload_selector(fields: Sequence[str] | bool) -> Any:
     return fields if isinstance(fields, bool) else list(fields)
 
 
+class _Uses:
+    """How many threads are inside a store call now, and since when none has been: what lets a
+    long-running process (the app) hand an idle shard to another one (``release_if_idle``)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        """Held to open or close the shard and to count calls in and out."""
+        self.active = 0
+        self.since = time.monotonic()
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self.lock:
+            self.active += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.active -= 1
+                self.since = time.monotonic()
+
+    def idle(self) -> float:
+        """Seconds since the last call ended (while one runs, since the one before)."""
+        return time.monotonic() - self.since
+
+
+def _in_use(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A store call: counted, so the shard is never closed under it."""
+    @functools.wraps(method)
+    def call(self: EdgeStore, *args: Any, **kwargs: Any) -> Any:
+        with self._uses():
+            return method(self, *args, **kwargs)
+    return call
+
+
 class EdgeStore(Store):
     """A Qdrant Edge shard in ``directory`` (created by ``create``)."""
 
@@ -133,6 +171,7 @@ class EdgeStore(Store):
         """searchable points this handle wrote since the shard last built (``upsert``)"""
         self._segmented: bool | None = None
         self._shard: qe.EdgeShard | None = None
+        self._uses = _Uses()
 
     # ------------------------------------------------------------------ life cycle
     def exists(self) -> bool:
@@ -140,60 +179,34 @@ class EdgeStore(Store):
 
     @property
     def shard(self) -> qe.EdgeShard:
-        if self._shard is None:
-            if not self.exists():
-                raise CollectionError(f"the store of collection {self.name!r} is missing "
-                                      f"({self.directory})")
-            check_free_space(self.directory, OPEN_HEADROOM, "opening the store")
-            self._shard = self._open(lambda: qe.EdgeShard.load(str(self.directory)))
-            _read_ahead(self.directory)
-        return self._shard
+        with self._uses.lock:
+            if self._shard is None:
+                if not self.exists():
+                    raise CollectionError(f"the store of collection {self.name!r} is missing "
+                                          f"({self.directory})")
+                check_free_space(self.directory, OPEN_HEADROOM, "opening the store")
+                self._shard = _open_shard(self, lambda: qe.EdgeShard.load(str(self.directory)))
+                _read_ahead(self.directory)
+            return self._shard
 
-    def _open(self, opener: Any) -> qe.EdgeShard:
-        """Open the shard, waiting up to ``wait_s`` (one notice, then a poll every 0.1 s) while
-        another process holds it: four CLI commands on one data dir take turns instead of
-        three of them failing "in use"."""
-        owner = self.directory / "hiqa.owner"
-        deadline = time.monotonic() + self.wait_s
-        told = False
-        while True:
-            try:
-                self.directory.mkdir(parents=True, exist_ok=True)
-                shard = opener()
-                break
-            except OSError as exc:
-                raise storage_error(exc, self.directory.parent.parent) from exc
-            except Exception as exc:
-                if "WouldBlock" not in str(exc) and "lock" not in str(exc).lower():
-                    code = re.search(r"\(os error (\d+)\)", str(exc))
-                    if code is None:
-                        raise
-                    os_error = OSError(int(code.group(1)), os.strerror(int(code.group(1))),
-                                       str(self.directory))
-                    raise storage_error(os_error, self.directory.parent.parent) from exc
-                who = owner.read_text().strip() if owner.exists() else "another process"
-                if time.monotonic() < deadline:
-                    if not told:
-                        LOG.warning("waiting up to %g s for the store of collection %r, in use "
-                                    "by %s", self.wait_s, self.name, who)
-                        told = True
-                    time.sleep(0.1)
-                    continue
-                waited = f" (waited {self.wait_s:g} s, HIQA_STORE_WAIT)" if self.wait_s else ""
-                raise CollectionError(
-                    f"the store of collection {self.name!r} ({self.directory}) is in use by "
-                    f"{who}{waited}. The embedded store allows one process at a time: stop that "
-                    "process (e.g. the Streamlit app) and retry, or run a Qdrant server and set "
-                    "HIQA_QDRANT_URL. `hiqa collections` and `hiqa docs` work meanwhile."
-                ) from exc
-        owner.write_text(f"pid {os.getpid()} ({_describe_process()})\n")
-        return shard
+    def kept_open(self) -> contextlib.AbstractContextManager[None]:
+        return self._uses()
 
+    def release_if_idle(self, idle_s: float) -> bool:
+        """Close the shard if no call used it for ``idle_s`` seconds, so that another process
+        (a CLI command beside the app) can open it; the next call here opens it again."""
+        with self._uses.lock:
+            if self._shard is None or self._uses.active or self._uses.idle() < idle_s:
+                return False
+            self.close()
+            return True
+
+    @_in_use
     def create(self, dim: int) -> None:
         config = _config(dim)
         self._segmented = None
         check_free_space(self.directory, OPEN_HEADROOM, "creating the store")
-        self._shard = self._open(lambda: qe.EdgeShard.create(str(self.directory), config))
+        self._shard = _open_shard(self, lambda: qe.EdgeShard.create(str(self.directory), config))
         for field_name in INDEXED_FIELDS:
             self._shard.update(qe.UpdateOperation.create_field_index(
                 field_name, qe.PayloadSchemaType.Keyword))
@@ -213,6 +226,7 @@ class EdgeStore(Store):
         except (KeyError, TypeError, ValueError):
             return None
 
+    @_in_use
     def optimize(self) -> bool:
         """Have the shard build its int8 copy and HNSW graph once it holds ``HNSW_FROM``
         points."""
@@ -240,12 +254,13 @@ class EdgeStore(Store):
         return self._segmented
 
     def close(self) -> None:
-        if self._shard is not None:
-            try:
-                self._shard.flush()
-            finally:
-                self._shard.close()
-                self._shard = None
+        with self._uses.lock:
+            if self._shard is not None:
+                try:
+                    self._shard.flush()
+                finally:
+                    self._shard.close()
+                    self._shard = None
 
     def drop(self) -> None:
         self.close()
@@ -253,6 +268,7 @@ class EdgeStore(Store):
         self.unbuilt, self._segmented = 0, None
 
     # ------------------------------------------------------------------ writes
+    @_in_use
     def upsert(self, ids: Sequence[str], payloads: Sequence[dict[str, Any]],
                vectors: dict[str, np.ndarray]) -> None:
         for i in range(0, len(ids), BATCH):
@@ -266,19 +282,23 @@ class EdgeStore(Store):
         if SEARCHED_VECTORS[0] in vectors:
             self.unbuilt += len(ids)
 
+    @_in_use
     def set_vectors(self, name: str, ids: Sequence[str], matrix: np.ndarray) -> None:
         self.shard.update(qe.UpdateOperation.update_vectors([
             qe.PointVectors(id=i, vector={name: row.tolist()}) for i, row in zip(ids, matrix)]))
 
+    @_in_use
     def delete(self, ids: Sequence[str]) -> None:
         if ids:
             self.writes += 1
             self.shard.update(qe.UpdateOperation.delete_points(list(ids)))
 
+    @_in_use
     def delete_document(self, doc_id: str, *, keep: str | None = None) -> None:
         self.writes += 1
         self.shard.update(qe.UpdateOperation.delete_points_by_filter(_doc_filter(doc_id, keep)))
 
+    @_in_use
     def set_document_payload(self, doc_id: str, payload: dict[str, Any]) -> None:
         self.shard.update(qe.UpdateOperation.set_payload_by_filter(
             _doc_filter(doc_id, heads=True), payload))
@@ -288,15 +308,18 @@ class EdgeStore(Store):
                doc_id: str | None = None) -> Iterator[Record]:
         offset = None
         flt = None if doc_id is None else _doc_filter(doc_id)
-        while True:
-            points, offset = self.shard.scroll(qe.ScrollRequest(
-                offset=offset, limit=_SCROLL, filter=flt, with_payload=_payload_selector(fields),
-                with_vector=list(vectors) if vectors else False))
-            for p in points:
-                yield record_of(p)
-            if offset is None:
-                return
+        with self._uses():  # across its pages: a reader part-way through keeps the shard
+            while True:
+                points, offset = self.shard.scroll(qe.ScrollRequest(
+                    offset=offset, limit=_SCROLL, filter=flt,
+                    with_payload=_payload_selector(fields),
+                    with_vector=list(vectors) if vectors else False))
+                for p in points:
+                    yield record_of(p)
+                if offset is None:
+                    return
 
+    @_in_use
     def retrieve(self, ids: Sequence[str], *, fields: Sequence[str] | bool = True,
                  vectors: Sequence[str] = ()) -> list[Record]:
         if not ids:
@@ -305,6 +328,7 @@ class EdgeStore(Store):
                                   with_vector=list(vectors) if vectors else False)
         return [record_of(p) for p in got]
 
+    @_in_use
     def nearest(self, qvec: np.ndarray, *, using: str, k: int, versions: Sequence[str] | None,
                 doc_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
         must: list[Any] = []
@@ -323,6 +347,7 @@ class EdgeStore(Store):
                     rescore=True, oversampling=DENSE_OVERSAMPLING))))
         return [(str(p.id), float(p.score)) for p in found]
 
+    @_in_use
     def scores(self, ids: Sequence[str], qvec: np.ndarray, using: str) -> dict[str, float]:
         """Cosine of each of ``ids`` with ``qvec``, computed in the shard (no vectors copied)."""
         if not ids:
@@ -335,6 +360,7 @@ class EdgeStore(Store):
                 quantization=qe.QuantizationSearchParams(ignore=True))))
         return {str(p.id): float(p.score) for p in found}
 
+    @_in_use
     def missing(self, name: str, *, limit: int, fields: Sequence[str] | bool = True,
                 after: str | None = None) -> tuple[list[Record], str | None]:
         points, offset = self.shard.scroll(qe.ScrollRequest(
@@ -342,15 +368,58 @@ class EdgeStore(Store):
             filter=qe.Filter(must_not=[qe.HasVectorCondition(name)])))
         return [record_of(p) for p in points], None if offset is None else str(offset)
 
+    @_in_use
     def count_missing(self, name: str) -> int:
         if not self.exists():
             return 0
         return int(self.shard.count(qe.CountRequest(
             exact=True, filter=qe.Filter(must_not=[qe.HasVectorCondition(name)]))))
 
+    @_in_use
     def count(self) -> int:
         return int(self.shard.count(qe.CountRequest(exact=True))) if self.exists() else 0
 
+
+
+def _open_shard(store: EdgeStore, opener: Any) -> qe.EdgeShard:
+    """Open ``store``'s shard, waiting up to ``wait_s`` (one notice, then a poll every 0.1 s) while
+    another process holds it: four CLI commands on one data dir take turns instead of
+    three of them failing "in use"."""
+    owner = store.directory / "hiqa.owner"
+    deadline = time.monotonic() + store.wait_s
+    told = False
+    while True:
+        try:
+            store.directory.mkdir(parents=True, exist_ok=True)
+            shard = opener()
+            break
+        except OSError as exc:
+            raise storage_error(exc, store.directory.parent.parent) from exc
+        except Exception as exc:
+            if "WouldBlock" not in str(exc) and "lock" not in str(exc).lower():
+                code = re.search(r"\(os error (\d+)\)", str(exc))
+                if code is None:
+                    raise
+                os_error = OSError(int(code.group(1)), os.strerror(int(code.group(1))),
+                                   str(store.directory))
+                raise storage_error(os_error, store.directory.parent.parent) from exc
+            who = owner.read_text().strip() if owner.exists() else "another process"
+            if time.monotonic() < deadline:
+                if not told:
+                    LOG.warning("waiting up to %g s for the store of collection %r, in use "
+                                "by %s", store.wait_s, store.name, who)
+                    told = True
+                time.sleep(0.1)
+                continue
+            waited = f" (waited {store.wait_s:g} s, HIQA_STORE_WAIT)" if store.wait_s else ""
+            raise CollectionError(
+                f"the store of collection {store.name!r} ({store.directory}) is in use by "
+                f"{who}{waited}. The embedded store allows one process at a time: stop that "
+                "process (e.g. the Streamlit app) and retry, or run a Qdrant server and set "
+                "HIQA_QDRANT_URL. `hiqa collections` and `hiqa docs` work meanwhile."
+            ) from exc
+    owner.write_text(f"pid {os.getpid()} ({_describe_process()})\n")
+    return shard
 
 
 def _describe_process() -> str:
