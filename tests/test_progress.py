@@ -178,3 +178,41 @@ def test_a_big_collection_makes_the_finalize_stage_count():
                                                 (3725, "62m05s"), (-3, "0m00s")])
 def test_eta_text(seconds, text):
     assert eta_text(seconds) == text
+
+
+def test_a_long_stage_shows_its_seconds_as_it_runs():
+    """Issue #34, item 7: reading a long PDF gave no update for as long as it took; the
+    ingest now repeats the stage's event every second (``next_ticking``), and the line counts
+    the seconds once the stage lasts."""
+    ticks = [("format", "big.pdf", 0, 1, 0.001)] + [("format", "big.pdf", 0, 1, 1.0)] * 4
+    lines = [snap.text() for _, snap in run([("done", "", 0, 1, 0.0), *ticks])]
+    assert lines[1].endswith("big.pdf: format")  # a moment: no seconds
+    assert lines[3].endswith("big.pdf: format 2 s") and lines[-1].endswith("big.pdf: format 4 s")
+    after = run([("format", "big.pdf", 1, 1, 0.5), ("segment", "big.pdf", 0, 1, 0.0)],
+                model=IngestProgress())
+    assert after[-1][1].text().endswith("big.pdf: segment")  # a new stage starts from 0
+
+
+def test_an_ingest_reports_at_least_every_two_seconds_while_a_document_is_read(tmp_path):
+    """The real ingest, with a formatter hook that takes 3.5 s (an LLM formatter or a long
+    PDF): before, no event came between the document's start and its end of formatting."""
+    import time
+
+    from hiqa.collection import Collection
+    from hiqa.settings import Settings
+
+    corpus = tmp_path / "docs"
+    corpus.mkdir()
+    (corpus / "slow.md").write_text("# Slow\n\n## Part\n\nA sentence of text.\n")
+
+    def slow(document):
+        time.sleep(3.5)
+        return document
+
+    events: list[tuple[float, str]] = []
+    col = Collection("slow", Settings(data_dir=tmp_path / "data"), create=True)
+    col.ingest([corpus], prepare=slow, dense="later",
+               progress=lambda stage, doc, done, total: events.append((time.monotonic(), stage)))
+    formatting = [t for t, stage in events if stage == "format"]
+    assert formatting[-1] - formatting[0] >= 3.0
+    assert max(b - a for a, b in itertools.pairwise(formatting)) <= 2.0

@@ -24,6 +24,7 @@ import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ from hiqa.index.lock import ingest_lock
 from hiqa.index.orphans import ADOPTED, sweep_orphans
 from hiqa.index.parts import Parts
 from hiqa.index.payload import to_payload, version_key
-from hiqa.index.prepare import Job, Prepared, Preparer
+from hiqa.index.prepare import Job, Prepared, Preparer, next_ticking
 from hiqa.index.registry import StagedFiles
 from hiqa.keywords.records import merged
 from hiqa.keywords.rules import Identities
@@ -260,7 +261,8 @@ def ingest(parts: Parts, paths: Iterable[str | os.PathLike[str]], *,
                     continue
                 t0 = time.perf_counter()
                 progress("format", job.doc_id, 0, 1)
-                ready = next(prepared)
+                # a long PDF takes seconds: the same event each second keeps the line alive
+                ready = next_ticking(prepared, partial(progress, "format", job.doc_id, 0, 1))
                 progress("format", job.doc_id, 1, 1)
                 staged_before = len(staged)
                 try:

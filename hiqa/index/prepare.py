@@ -21,6 +21,7 @@ import pickle
 import signal
 import subprocess
 import sys
+import threading
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -43,6 +44,10 @@ HELPER_FROM = 8
 imports, runs beside the first document's)."""
 AHEAD = 4
 """Documents sent to the helper before the main process asks for the first of them."""
+TICK_S = 1.0
+"""While a document is being prepared (a long PDF: 500 pages take 10-20 s), ``next_ticking``
+calls its ``tick`` this often, so a progress line or bar shows life (issue #34: at least every
+2 s)."""
 
 
 @dataclass(frozen=True)
@@ -212,6 +217,30 @@ class Preparer:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def next_ticking(prepared: Iterator[Prepared], tick: Callable[[], None],
+                 every: float = TICK_S) -> Prepared:
+    """``next(prepared)``, run in a helper thread while this one calls ``tick()`` every
+    ``every`` seconds until it is ready (the caller's thread draws the progress: Streamlit
+    draws from the script's thread only).  What ``next`` raises is raised here."""
+    box: list[Any] = []
+    done = threading.Event()
+
+    def advance() -> None:
+        try:
+            box.append(("ok", next(prepared)))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            box.append(("raise", exc))
+        done.set()
+
+    threading.Thread(target=advance, name="hiqa-prepare", daemon=True).start()
+    while not done.wait(every):
+        tick()
+    kind, value = box[0]
+    if kind == "raise":
+        raise value
+    return value  # type: ignore[no-any-return]
 
 
 def _portable(hook: Callable[[Document], Document] | None) -> bool:

@@ -39,6 +39,9 @@ collection (adding a document to 200k segments took 7.6 s, docs/benchmarks.md, S
 PRIOR_SEGMENTS_PER_DOC = 10
 COUNTER_CAP = 0.99
 """The bar follows the segments counted up to here; the rest is what follows the last one."""
+LONG_STAGE_S = 2.0
+"""A stage of one document running this long shows its seconds, which the ingest's tick
+(``hiqa.index.prepare.next_ticking``) advances while a long PDF is read."""
 PER_DOC = ("format", "segment")
 PER_SEGMENT = ("embed", "index")
 
@@ -62,6 +65,8 @@ class Snapshot:
     """None until a segment is done: before that it would be the priors' guess alone"""
     rate: float
     """segments done per second since the first event"""
+    stage_s: float = 0.0
+    """seconds since the document's current stage began (shown once it lasts, ``LONG_STAGE_S``)"""
 
     def text(self) -> str:
         """``segments 340/~1,200 embedded · 3/40 documents · 9.8/s · ETA 1m52s · a.md: embed``"""
@@ -75,7 +80,10 @@ class Snapshot:
         """``a.md: embed``, or what the whole ingest is doing; "" between files."""
         if self.stage == "finalize":
             return "updating the BM25 index"
-        return f"{self.doc_id}: {self.stage}" if self.doc_id and self.stage != "done" else ""
+        if not self.doc_id or self.stage == "done":
+            return ""
+        lasting = f" {self.stage_s:.0f} s" if self.stage_s >= LONG_STAGE_S else ""
+        return f"{self.doc_id}: {self.stage}{lasting}"
 
 
 def eta_text(seconds: float | None) -> str:
@@ -133,6 +141,8 @@ class IngestProgress:
         self.fraction = 0.0
         self.start: float | None = None
         self.last: float | None = None
+        self.current: tuple[str, str, float] = ("", "", 0.0)
+        """the (document, stage) of the last event, and when it began"""
 
     def cost(self, stage: str) -> float:
         """Seconds per unit of ``stage``: what was measured, with the prior as one unit."""
@@ -141,6 +151,8 @@ class IngestProgress:
     def update(self, stage: str, doc_id: str, done: int, total: int, now: float) -> Snapshot:
         """One ingest event at time ``now`` (seconds, any monotonic origin)."""
         self.start = now if self.start is None else self.start
+        if self.current[:2] != (doc_id, stage):
+            self.current = (doc_id, stage, now)
         elapsed = now - (self.last if self.last is not None else now)
         self.last = now
         work = self._record(stage, doc_id, done, total, elapsed)
@@ -264,4 +276,4 @@ class IngestProgress:
             docs_total=max(self.docs_total, len(self.seen)), segments_done=segments_done,
             segments_total=max(segments_total, segments_done), segments_exact=exact,
             segment_verb=self.verb, eta_s=left if segments_done else None,
-            rate=segments_done / elapsed if elapsed > 0 else 0.0)
+            rate=segments_done / elapsed if elapsed > 0 else 0.0, stage_s=now - self.current[2])
