@@ -14,8 +14,9 @@ from index_fixtures import DOCS, app_env, run_app
 
 from hiqa.cli import main as cli
 from hiqa.collection import Collection
+from hiqa.handles import HANDLES
 from hiqa.index import store
-from hiqa.index.background import dense_worker
+from hiqa.index.background import DenseWorker, dense_worker, start_dense_worker
 
 
 def run(settings, *words: str) -> int:
@@ -148,3 +149,20 @@ def test_a_killed_embed_leaves_no_stale_pending_count(settings, corpus, capsys):
     assert f"{total - len(written)} dense vectors written" in capsys.readouterr().out
     assert all(int(m["dense_pending"]) == 0 for m in col.documents.values())
     assert col.dense_status() == (total, total)
+
+
+def test_a_failed_or_stopped_worker_is_started_again(pending_app):
+    """The app asks the store what is pending once per registry generation; a worker that
+    failed or was stopped within that generation must still be started again."""
+    from app_pages._shared import open_collection
+
+    col = open_collection(str(pending_app), "later")
+    key = col.parts.handle_key
+    for failed in (DenseWorker("later", done=0, total=5, error="boom"),
+                   DenseWorker("later", done=2, total=5)):  # stopped part-way
+        failed.generation = col.registry.generation
+        HANDLES.workers[key] = failed
+        worker = start_dense_worker(col.parts)
+        assert worker is not None and worker is not failed
+        worker.stop(timeout=300)
+    HANDLES.workers.pop(key, None)

@@ -74,15 +74,18 @@ def start_dense_worker(parts: Parts) -> DenseWorker | None:
     """Start filling the collection's pending dense vectors in the background (None: nothing pending).
 
     Idempotent: a worker already running for the collection is returned as it is, and so is
-    the last one while the registry's generation is the one it was started for (the store is
-    asked what is pending once per generation, not on every page run: asking would keep the
-    embedded store open, and a CLI command beside the app waiting for it).
+    the last one that finished its work while the registry's generation is the one it was
+    started for (the store is asked what is pending once per generation, not on every page
+    run: asking would keep the embedded store open, and a CLI command beside the app waiting
+    for it).  One that failed or was stopped is started again, as before.
     """
     with HANDLES.lock:
         worker = HANDLES.workers.get(parts.handle_key)
         parts.registry.refresh()
         generation = parts.registry.generation
-        if worker is not None and (worker.running or worker.generation == generation):
+        if worker is not None and (worker.running or (
+                worker.generation == generation and worker.done >= worker.total
+                and not worker.error)):  # one that failed or was stopped is started again
             return worker
         done, total = dense_status(parts)
         worker = DenseWorker(parts.name, done=0, total=total - done, generation=generation)

@@ -8,8 +8,9 @@
 
 Stores and clients are opened once per process (``hiqa.handles``): the embedded engines allow one
 process per folder, and the error for a second one says which process holds it.  A process that
-stays up (the app) hands an idle embedded store back (``start_idle_release``): a CLI command
-beside it waits at most until then (``HIQA_STORE_WAIT``), and the app's next call reopens it.
+stays up (the app) can hand an idle embedded store back (``start_idle_release``, when
+``HIQA_STORE_IDLE`` is set): a CLI command beside it waits until then (``HIQA_STORE_WAIT``),
+and the app's next call reopens it.
 """
 from __future__ import annotations
 
