@@ -28,9 +28,17 @@ class Handles:
     """collection key -> ``hiqa.retrieve.routes.Derived`` (lexical index + segments of one generation)"""
     workers: dict[str, Any] = field(default_factory=dict)
     """collection key -> ``hiqa.index.background.DenseWorker`` (dense vectors filled in the app)"""
+    building: dict[str, threading.RLock] = field(default_factory=dict)
+    """collection key -> the lock its derived data is built under (one build at a time)"""
     releaser: threading.Thread | None = None
     """the thread that hands idle embedded stores back (``hiqa.index.store.start_idle_release``)"""
     lock: threading.RLock = field(default_factory=threading.RLock)
+
+    def build_lock(self, key: str) -> threading.RLock:
+        """The lock one collection's derived data is built under: a page's question and an
+        ingest finishing in another session build it once, not both into one folder."""
+        with self.lock:
+            return self.building.setdefault(key, threading.RLock())
 
     def forget(self, key: str) -> None:
         """Stop the worker, close and drop the store and derived entries of one collection."""

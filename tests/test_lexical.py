@@ -415,3 +415,41 @@ def test_incremental_index_equals_a_full_rebuild(settings, corpus, monkeypatch) 
         assert len(incremental) == col.store.count() == col.registry.segment_count()
         same(incremental, full_rebuild())
     assert {"extra.md", "tail.1.md"} <= set(incremental.doc_ids)
+
+
+def test_threads_building_the_index_at_once_build_it_once(settings, corpus) -> None:
+    """Two app sessions, one asking while the other's ingest finishes, built the lexical index
+    into one temporary folder at once: one failed ``FileExistsError`` (seen while replaying
+    the app for issue #33).  Builds now take turns; every thread gets a whole, searchable index,
+    and a half-written copy a killed process left beside it is swept."""
+    import threading
+
+    from hiqa.collection import Collection
+    from hiqa.index.derived import derived
+
+    col = Collection("man", settings, create=True)
+    col.ingest([corpus])
+    stale = col.dir / "derived" / "bm25.tmp-999999999"  # a process no longer running
+    stale.mkdir(parents=True)
+    errors: list[BaseException] = []
+    built: list[LexicalIndex] = []
+    start = threading.Barrier(4)
+
+    def build() -> None:
+        try:
+            start.wait()
+            for _ in range(5):
+                built.append(derived(col.parts, force=True).lexical)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=build) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert len(built) == 20 and not stale.exists()
+    saved = LexicalIndex.load(col.dir / "derived" / "bm25", col.registry.generation)
+    assert saved is not None and saved.ids == built[-1].ids
+    assert np.array_equal(saved.scores(QUERIES[0]), built[0].scores(QUERIES[0]))

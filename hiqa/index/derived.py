@@ -46,27 +46,30 @@ def derived(parts: Parts, *, force: bool = False, fresh: Sequence[Terms] = ()) -
 
     ``force`` rebuilds the lexical index even when one is saved for this generation; ``fresh``
     are the term counts of documents an ingest has just written (``hiqa.index.prepare``), so their
-    payloads need not be read back from the store (``lexical_terms``).
+    payloads need not be read back from the store (``lexical_terms``).  Threads of one process
+    build it one at a time: two sessions of the app (one asking, one finishing an ingest) wrote
+    into one folder at once and one failed ``FileExistsError``.
     """
-    parts.registry.refresh()
-    gen = parts.registry.generation
-    cached = HANDLES.derived.get(parts.handle_key)
-    if cached is not None and cached.generation == gen and not force:
-        return cached
-    directory = parts.lexical_dir
-    versions = parts.registry.version_keys()
-    lexical = None if force else LexicalIndex.load(directory, gen)
-    if lexical is None:
-        corpus = lexical_terms(parts, directory, fresh)
-        lexical = LexicalIndex.from_terms(corpus)
-        lexical.save(directory, gen, corpus)
-    entry = Derived(gen, lexical, versions, {})
-    if parts.store.writes is not None:
-        writes = parts.store.writes
-        if parts.store.count() == parts.registry.segment_count():
-            entry.clean_at = writes
-    HANDLES.derived[parts.handle_key] = entry
-    return entry
+    with HANDLES.build_lock(parts.handle_key):  # another thread's build is waited for
+        parts.registry.refresh()
+        gen = parts.registry.generation
+        cached = HANDLES.derived.get(parts.handle_key)
+        if cached is not None and cached.generation == gen and not force:
+            return cached
+        directory = parts.lexical_dir
+        versions = parts.registry.version_keys()
+        lexical = None if force else LexicalIndex.load(directory, gen)
+        if lexical is None:
+            corpus = lexical_terms(parts, directory, fresh)
+            lexical = LexicalIndex.from_terms(corpus)
+            lexical.save(directory, gen, corpus)
+        entry = Derived(gen, lexical, versions, {})
+        if parts.store.writes is not None:
+            writes = parts.store.writes
+            if parts.store.count() == parts.registry.segment_count():
+                entry.clean_at = writes
+        HANDLES.derived[parts.handle_key] = entry
+        return entry
 
 
 def lexical_terms(parts: Parts, directory: Path, fresh: Sequence[Terms] = ()) -> Terms:

@@ -43,6 +43,7 @@ mapped when opened) and rebuilt from the store's payloads when missing or stale.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -249,7 +250,8 @@ class LexicalIndex:
         ``terms`` (the corpus this index was built from), its term counts for the next
         incremental build."""
         directory.mkdir(parents=True, exist_ok=True)
-        tmp = directory.with_name(directory.name + ".tmp")
+        _sweep_tmp(directory)
+        tmp = directory.with_name(f"{directory.name}.tmp-{os.getpid()}")  # one per process
         if tmp.exists():
             shutil.rmtree(tmp)
         tmp.mkdir(parents=True)
@@ -305,3 +307,13 @@ def _mapped(directory: Path, field: str) -> tuple[np.ndarray, np.ndarray, np.nda
     indptr, indices, data = (np.asarray(np.load(directory / f"{field}.{part}.npy", mmap_mode="r"))
                              for part in ("indptr", "indices", "data"))
     return indptr, indices, data
+
+
+def _sweep_tmp(directory: Path) -> None:
+    """Remove the half-written copies that processes no longer running left beside
+    ``directory`` (a crash mid-save); a live process's copy is its own business."""
+    for tmp in directory.parent.glob(f"{directory.name}.tmp*"):
+        pid = tmp.name.rpartition("-")[2]
+        if pid.isdigit() and Path(f"/proc/{pid}").exists():
+            continue
+        shutil.rmtree(tmp, ignore_errors=True)
