@@ -146,8 +146,10 @@ def store_held_elsewhere(settings: Settings, name: str) -> Iterator[Callable[[],
     store.close_all()
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import time
-        from qdrant_edge import EdgeShard
-        shard = EdgeShard.load({str(settings.data_dir / 'store' / name)!r})
+        from pathlib import Path
+        from hiqa.index.store.edge import EdgeStore
+        held = EdgeStore(Path({str(settings.data_dir / 'store' / name)!r}), {name!r})
+        held.count()  # opened, and held until this process ends
         print('ready', flush=True)
         time.sleep(60)
     """)], stdout=subprocess.PIPE, text=True)

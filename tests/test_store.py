@@ -200,6 +200,109 @@ def test_the_idle_release_thread_runs_once_per_process(settings, corpus):
     assert len(col.search("follow", k=1)) == 1
 
 
+TAKE_TURNS = """
+import sys, time, types, uuid
+from pathlib import Path
+import numpy as np
+from hiqa import files
+from hiqa.index.store import edge
+from hiqa.index.store.edge import EdgeStore
+# retry a held store every millisecond, not every 20-100 ms: the moment a close is still
+# writing is then met often, instead of now and then
+fast = types.SimpleNamespace(monotonic=time.monotonic, sleep=lambda s: time.sleep(min(s, 1e-3)))
+edge.time = files.time = fast
+where, me, turns = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+log = where.with_name("turns.log")
+held = EdgeStore(where, "turns", wait_s=60)
+rng = np.random.default_rng()
+for turn in range(turns):
+    found = held.count()  # opens the shard: waits while the other process has it
+    written = 3 * len(log.read_text().splitlines())
+    if found != written:
+        sys.exit(f"{me} turn {turn}: {found} points, {written} written")
+    ids = [str(uuid.uuid4()) for _ in range(3)]
+    held.upsert(ids, [{"doc_id": me, "doc_version": me}] * 3, {})  # dense later
+    held.set_vectors("hca", ids, rng.random((3, 8), dtype=np.float32))  # the worker's write
+    with log.open("a") as fh:
+        fh.write(f"{me} {turn}\\n")
+    held.close()  # hands the shard to the other process
+"""
+
+
+def test_processes_taking_turns_on_the_store_lose_no_point(tmp_path):
+    """Issue #33: with the app handing its idle store to a CLI command, a document's points
+    were lost now and then.  Qdrant Edge lets the next process load a shard while the last one's
+    close is still writing; the points written next could vanish (on the old code this test
+    lost points within a few turns: "B turn 5: 30 points, 33 written").  Two processes take 80
+    turns each, writing points without vectors then their vectors, as ingest and the app's
+    dense worker do; every point written is found by the next turn and at the end."""
+    from hiqa.index.store.edge import EdgeStore
+
+    where = tmp_path / "store" / "turns"
+    made = EdgeStore(where, "turns")
+    made.create(8)
+    made.close()
+    (tmp_path / "store" / "turns.log").write_text("")
+    script = tmp_path / "turns.py"
+    script.write_text(TAKE_TURNS)
+    runs = [subprocess.Popen([sys.executable, str(script), str(where), me, "80"],
+                             stderr=subprocess.PIPE, text=True) for me in "AB"]
+    errors = [p.communicate(timeout=600)[1] for p in runs]
+    assert [p.returncode for p in runs] == [0, 0], errors
+    final = EdgeStore(where, "turns")
+    try:
+        assert final.count() == 3 * 2 * 80 and final.count_missing("hca") == 0
+    finally:
+        final.close()
+
+
+def test_a_shard_another_program_holds_is_waited_for_without_touching_its_files(tmp_path):
+    """Issue #33: a ``load`` that Qdrant Edge refuses for its lock has already repaired and
+    rewritten the segments it read (their tracker journals deleted, points without a version
+    marked deleted) under the process that has them open: every retry of the old wait loop
+    could delete that process's newest points.  Now Edge's lock is probed, not tried: the
+    holder's files are left exactly as they were, and the message says who holds the store."""
+    import textwrap
+
+    from hiqa.index.store.edge import EdgeStore
+
+    where = tmp_path / "store" / "held"
+    made = EdgeStore(where, "held")
+    made.create(8)
+    made.close()
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import time, uuid
+        import qdrant_edge as qe
+        shard = qe.EdgeShard.load({str(where)!r})
+        ids = [str(uuid.uuid4()) for _ in range(3)]
+        shard.update(qe.UpdateOperation.upsert_points(
+            [qe.Point(id=i, payload={{"doc_id": "x"}}, vector={{}}) for i in ids]))
+        shard.flush()
+        print('ready', flush=True)
+        time.sleep(60)
+    """)], stdout=subprocess.PIPE, text=True)
+
+    def files() -> dict[str, tuple[int, int]]:
+        return {str(p.relative_to(where)): (p.stat().st_size, p.stat().st_mtime_ns)
+                for p in sorted(where.rglob("*")) if p.is_file() and p.name != "hiqa.owner"}
+
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        before = files()
+        waiting = EdgeStore(where, "held", wait_s=1.0)
+        with pytest.raises(CollectionError, match="in use by another process"):
+            waiting.count()
+        assert files() == before
+    finally:
+        holder.kill()
+        holder.wait()
+    after = EdgeStore(where, "held")
+    try:
+        assert after.count() == 3
+    finally:
+        after.close()
+
+
 def test_migrate_an_old_local_mode_data_dir(settings, corpus, capsys):
     old = replace(settings, store="qdrant-local")
     col = Collection("man", old, create=True)

@@ -8,6 +8,7 @@ the error for a second one says which process holds it.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import logging
 import os
@@ -23,7 +24,7 @@ import numpy as np
 import qdrant_edge as qe
 
 from hiqa.errors import CollectionError
-from hiqa.files import MB, check_free_space
+from hiqa.files import MB, LockBusy, check_free_space, file_lock
 
 LOG = logging.getLogger("hiqa.store")
 OPEN_HEADROOM = 96 * MB
@@ -171,6 +172,8 @@ class EdgeStore(Store):
         """searchable points this handle wrote since the shard last built (``upsert``)"""
         self._segmented: bool | None = None
         self._shard: qe.EdgeShard | None = None
+        self._held: contextlib.ExitStack | None = None
+        """the ``OWNER`` lock while the shard is open (``_open_shard``)"""
         self._uses = _Uses()
 
     # ------------------------------------------------------------------ life cycle
@@ -254,13 +257,20 @@ class EdgeStore(Store):
         return self._segmented
 
     def close(self) -> None:
+        """Flush and close the shard, drop it, and only then let another process have it
+        (``_open_shard`` says why the order matters)."""
         with self._uses.lock:
             if self._shard is not None:
                 try:
                     self._shard.flush()
                 finally:
-                    self._shard.close()
-                    self._shard = None
+                    try:
+                        self._shard.close()
+                    finally:
+                        self._shard = None  # the last reference: Edge's files are closed
+                        held, self._held = self._held, None
+                        if held is not None:
+                            held.close()
 
     def drop(self) -> None:
         self.close()
@@ -381,50 +391,110 @@ class EdgeStore(Store):
 
 
 
+OWNER = "hiqa.owner"
+"""The store's own lock file, held by the process that has the shard open, from before it is
+opened until after it is closed; it names that process."""
+
+
 def _open_shard(store: EdgeStore, opener: Any) -> qe.EdgeShard:
-    """Open ``store``'s shard, waiting up to ``wait_s`` (one notice, then a poll every 0.1 s) while
-    another process holds it: four CLI commands on one data dir take turns instead of
-    three of them failing "in use"."""
-    owner = store.directory / "hiqa.owner"
-    deadline = time.monotonic() + store.wait_s
+    """Open ``store``'s shard holding its ``OWNER`` lock, waiting up to ``wait_s`` (one notice,
+    then a poll) while another process holds it: four CLI commands on one data dir take turns
+    instead of three of them failing "in use".
+
+    Qdrant Edge's own lock is not enough to take turns: its ``load`` reads and repairs the
+    segments (and writes the repairs) before it takes that lock, so a ``load`` refused for
+    the lock has already written into the shard another process has open, and landing in
+    that process's flush it deleted its newest points (issue #33: a document's points lost
+    when the app handed its store to a CLI command; ``bench/bench_store_turns.py``: two
+    processes retrying Edge's lock lost points in every round, within five turns).  So
+    ``load`` is called only by the holder of ``OWNER``, which is released only
+    once ``close`` has returned and the shard is dropped (``EdgeStore.close``)."""
     told = False
-    while True:
-        try:
-            store.directory.mkdir(parents=True, exist_ok=True)
-            shard = opener()
-            break
-        except OSError as exc:
-            raise storage_error(exc, store.directory.parent.parent) from exc
-        except Exception as exc:
-            if "WouldBlock" not in str(exc) and "lock" not in str(exc).lower():
-                code = re.search(r"\(os error (\d+)\)", str(exc))
-                if code is None:
-                    raise
-                os_error = OSError(int(code.group(1)), os.strerror(int(code.group(1))),
-                                   str(store.directory))
-                raise storage_error(os_error, store.directory.parent.parent) from exc
-            who = owner.read_text().strip() if owner.exists() else "another process"
-            if time.monotonic() < deadline:
-                if not told:
-                    LOG.warning("waiting up to %g s for the store of collection %r, in use "
-                                "by %s", store.wait_s, store.name, who)
-                    told = True
-                time.sleep(0.1)
-                continue
-            waited = f" (waited {store.wait_s:g} s, HIQA_STORE_WAIT)" if store.wait_s else ""
-            raise CollectionError(
-                f"the store of collection {store.name!r} ({store.directory}) is in use by "
-                f"{who}{waited}. The embedded store allows one process at a time: stop that "
-                "process (e.g. the Streamlit app) and retry, or run a Qdrant server and set "
-                "HIQA_QDRANT_URL. `hiqa collections` and `hiqa docs` work meanwhile."
-            ) from exc
-    owner.write_text(f"pid {os.getpid()} ({_describe_process()})\n")
+
+    def wait(who: str, waited: float) -> bool:
+        nonlocal told
+        if waited >= store.wait_s:
+            return False
+        if not told:
+            LOG.warning("waiting up to %g s for the store of collection %r, in use by %s",
+                        store.wait_s, store.name, who or "another process")
+            told = True
+        return True
+
+    held = contextlib.ExitStack()
+    try:
+        held.enter_context(file_lock(store.directory / OWNER, wait=wait, poll_s=0.02,
+                                     holder=f"pid {os.getpid()} ({_describe_process()})"))
+    except LockBusy as busy:
+        raise _in_use_error(store, busy.holder) from None
+    except OSError as exc:
+        raise storage_error(exc, store.directory.parent.parent) from exc
+    try:
+        shard = _load(store, opener, wait)
+    except BaseException:
+        held.close()
+        raise
+    store._held = held
     return shard
+
+
+def _load(store: EdgeStore, opener: Any, wait: Callable[[str, float], bool]) -> qe.EdgeShard:
+    """``opener()`` once Edge's own lock is free, waiting while ``wait`` says so if a process
+    that does not take ``OWNER`` (an older HiQA, a script) has the shard.
+
+    Edge's lock is probed, never tried by loading: a ``load`` refused for the lock has already
+    repaired the segments it read and written that to disk, under the process that has them
+    open; landing inside that process's flush, it deleted its newest points (issue #33)."""
+    start = time.monotonic()
+    while _edge_lock_taken(store.directory):
+        if not wait("another process", time.monotonic() - start):
+            raise _in_use_error(store, "another process (not HiQA, or an older HiQA)")
+        time.sleep(0.1)
+    try:
+        return opener()
+    except OSError as exc:
+        raise storage_error(exc, store.directory.parent.parent) from exc
+    except Exception as exc:
+        if "WouldBlock" in str(exc) or "lock" in str(exc).lower():  # taken since the probe
+            raise _in_use_error(store, "another process (not HiQA, or an older HiQA)") from exc
+        code = re.search(r"\(os error (\d+)\)", str(exc))
+        if code is None:
+            raise
+        os_error = OSError(int(code.group(1)), os.strerror(int(code.group(1))),
+                           str(store.directory))
+        raise storage_error(os_error, store.directory.parent.parent) from exc
+
+
+def _edge_lock_taken(directory: Path) -> bool:
+    """Whether a process holds Qdrant Edge's own lock, an ``flock`` on the shard's ``wal``
+    folder (Qdrant's ``wal`` crate), tested and let go at once."""
+    try:
+        fd = os.open(directory / "wal", os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return False  # no log yet (a shard being created): nothing to wait for
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False  # no flock here: let Edge decide
+    finally:
+        os.close(fd)  # closing drops the lock if it was taken
+    return False
+
+
+def _in_use_error(store: EdgeStore, who: str) -> CollectionError:
+    waited = f" (waited {store.wait_s:g} s, HIQA_STORE_WAIT)" if store.wait_s else ""
+    return CollectionError(
+        f"the store of collection {store.name!r} ({store.directory}) is in use by "
+        f"{who or 'another process'}{waited}. The embedded store allows one process at a time: "
+        "stop that process (e.g. the Streamlit app) and retry, or run a Qdrant server and set "
+        "HIQA_QDRANT_URL. `hiqa collections` and `hiqa docs` work meanwhile.")
 
 
 def _describe_process() -> str:
     try:
         cmd = Path(f"/proc/{os.getpid()}/cmdline").read_bytes().replace(b"\0", b" ")
-        return cmd.decode()[:120].strip()
+        return " ".join(cmd.decode(errors="replace").split())[:120]  # one line
     except OSError:
         return "hiqa"
