@@ -34,10 +34,9 @@ from hiqa.version import version_line
 
 st.set_page_config(page_title="HiQA", page_icon=":material/account_tree:", layout="wide")
 require_login()  # HIQA_APP_PASSWORD: nothing below runs for a visitor without it
-# the embedded store admits one process: with HIQA_STORE_IDLE set, hand it back when idle, so
-# `hiqa search` works beside the app (off by default: see Settings.store_idle)
-if settings().store_idle is not None:
-    start_idle_release(settings().store_idle)
+# the embedded store admits one process: hand it back when idle, so `hiqa search` works beside
+# the app (it waits at most HIQA_STORE_IDLE plus what the app is doing)
+start_idle_release(settings().store_idle)
 
 
 def build_demo_if_empty() -> None:

