@@ -67,30 +67,34 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
     raise TimeoutError(f"streamlit did not answer at {url} within {timeout} s")
 
 
+def lean_demo(demo: Path) -> Path:
+    """The demo's four ``DEMO_PAGES`` with their shipped vectors and questions, in ``demo``."""
+    (demo / "docs").mkdir(parents=True)
+    for name in DEMO_PAGES:
+        shutil.copy(ROOT / "data" / "demo" / "docs" / name, demo / "docs" / name)
+    for extra in ("lexicon.csv", "embeddings.sqlite3"):
+        if (ROOT / "data" / "demo" / extra).exists():
+            shutil.copy(ROOT / "data" / "demo" / extra, demo / extra)
+    # the questions about these four pages only (the evaluation needs every gold document)
+    (demo / "questions.jsonl").write_text("".join(
+        json.dumps(q) + "\n" for q in demo_questions()
+        if {g["doc"] for g in q["gold"]} <= set(DEMO_PAGES)), encoding="utf-8")
+    return demo
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("e2e")
     env = {k: v for k, v in os.environ.items() if not k.startswith("HIQA_")}
     env["HIQA_DATA_DIR"] = str(tmp / "data")
     if not os.environ.get("HIQA_E2E_FULL_DEMO"):
-        demo = tmp / "demo"
-        (demo / "docs").mkdir(parents=True)
-        for name in DEMO_PAGES:
-            shutil.copy(ROOT / "data" / "demo" / "docs" / name, demo / "docs" / name)
-        for extra in ("lexicon.csv", "embeddings.sqlite3"):
-            if (ROOT / "data" / "demo" / extra).exists():
-                shutil.copy(ROOT / "data" / "demo" / extra, demo / extra)
-        # the questions about these four pages only (the evaluation needs every gold document)
-        (demo / "questions.jsonl").write_text("".join(
-            json.dumps(q) + "\n" for q in demo_questions()
-            if {g["doc"] for g in q["gold"]} <= set(DEMO_PAGES)), encoding="utf-8")
-        env["HIQA_DEMO_DIR"] = str(demo)
+        env["HIQA_DEMO_DIR"] = str(lean_demo(tmp / "demo"))
     port = free_port()
     log = (tmp / "streamlit.log").open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true",
-         "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+         "--browser.gatherUsageStats", "false"],  # no watcher: .streamlit/config.toml
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     DATA_DIRS[url] = tmp / "data"
@@ -660,3 +664,39 @@ def test_the_cli_searches_while_the_app_is_open(server, page):
     assert json.loads(done.stdout)[0]["doc"] == "sql-dropindex.html"
     second = ask(page, QUESTION)  # the app opens the store again
     assert loose(second.split("Sources")[0]) == loose(first.split("Sources")[0])
+
+
+def test_the_server_log_stays_quiet_while_the_app_writes_beside_its_code(page, tmp_path):
+    """Issue #34, item 10: after the Evaluate page ran, the server log filled with file-watcher
+    warnings (57 KB in one visit here: watchdog watched the app folder recursively, ./data
+    included, and printed every watch each time a folder under data/eval was replaced).  The
+    app as a user starts it (its own .streamlit/config.toml, the default ./data beside app.py,
+    no watcher flag) runs the demo's evaluation and the log holds the start lines only."""
+    app = tmp_path / "app"
+    app.mkdir()
+    shutil.copy(ROOT / "app.py", app / "app.py")
+    for folder in ("app_pages", ".streamlit"):
+        shutil.copytree(ROOT / folder, app / folder,
+                        ignore=shutil.ignore_patterns("__pycache__", "secrets.toml"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HIQA_")}
+    env["HIQA_DEMO_DIR"] = str(lean_demo(tmp_path / "demo"))  # the data dir: ./data (default)
+    port = free_port()
+    log_path = tmp_path / "streamlit.log"
+    with log_path.open("w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py",
+                                 "--server.port", str(port)],
+                                cwd=app, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            url = f"http://127.0.0.1:{port}"
+            wait_healthy(url, proc)
+            fresh_chat(page, url)
+            goto(page, "Evaluate & tune")
+            page.get_by_role("button", name="Run evaluation").click()
+            page.get_by_text("α/β sensitivity").first.wait_for(timeout=BUILD_TIMEOUT_MS)
+            settle(page)
+            assert (app / "data" / "eval").is_dir()  # the evaluation wrote beside app.py
+        finally:
+            stop_process(proc)
+    text = log_path.read_text(encoding="utf-8", errors="replace")
+    assert "Warning" not in text and "watch" not in text.lower(), text[:3000]
+    assert len(text) < 2000, text[:3000]
