@@ -10,8 +10,10 @@ import contextlib
 import subprocess
 import sys
 import textwrap
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -160,3 +162,27 @@ def store_held_elsewhere(settings: Settings, name: str) -> Iterator[Callable[[],
         holder.kill()
         holder.wait()
         store.close_all()
+
+
+def at_once(work: Callable[[], Any], threads: int) -> list[Any]:
+    """Run ``work`` in ``threads`` threads started together (as app sessions would); returns
+    their results, and raises the first error any of them met."""
+    start = threading.Barrier(threads)
+    results: list[Any] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            start.wait()
+            results.append(work())
+        except BaseException as exc:  # noqa: BLE001 - raised below, in the test's thread
+            errors.append(exc)
+
+    running = [threading.Thread(target=run) for _ in range(threads)]
+    for t in running:
+        t.start()
+    for t in running:
+        t.join()
+    if errors:
+        raise errors[0]
+    return results

@@ -3,10 +3,10 @@ sections that exist, and ``ensure_demo`` builds it from the shipped vectors with
 from __future__ import annotations
 
 import sqlite3
-import threading
 from pathlib import Path
 
 import pytest
+from index_fixtures import at_once
 
 from hiqa.cli.main import main as cli_main
 from hiqa.demo import DEMO_COLLECTION, demo_dir, demo_documents, ensure_demo
@@ -69,27 +69,14 @@ def built(tmp_path_factory):
     settings = Settings(data_dir=tmp_path_factory.mktemp("demo") / "data", qdrant_url=None)
     with sqlite3.connect(SHIPPED) as conn:
         shipped_rows = conn.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
-    results: list = []
-    errors: list = []
-
-    def build() -> None:
-        try:
-            results.append(ensure_demo(settings))
-        except Exception as exc:  # noqa: BLE001 - surfaced by the test below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=build) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    yield settings, results, errors, shipped_rows
+    results = at_once(lambda: ensure_demo(settings), 2)
+    yield settings, results, shipped_rows
     store.close_all()
 
 
 def test_ensure_demo_builds_from_shipped_vectors(built):
-    settings, results, errors, shipped_rows = built
-    assert not errors and len(results) == 2
+    settings, results, shipped_rows = built
+    assert len(results) == 2
     col = results[0]
     assert col.name == DEMO_COLLECTION
     assert sorted(col.documents) == demo_documents(DEMO)

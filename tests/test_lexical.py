@@ -422,7 +422,7 @@ def test_threads_building_the_index_at_once_build_it_once(settings, corpus) -> N
     into one temporary folder at once: one failed ``FileExistsError`` (seen while replaying
     the app for issue #33).  Builds now take turns; every thread gets a whole, searchable index,
     and a half-written copy a killed process left beside it is swept."""
-    import threading
+    from index_fixtures import at_once
 
     from hiqa.collection import Collection
     from hiqa.index.derived import derived
@@ -431,24 +431,8 @@ def test_threads_building_the_index_at_once_build_it_once(settings, corpus) -> N
     col.ingest([corpus])
     stale = col.dir / "derived" / "bm25.tmp-999999999"  # a process no longer running
     stale.mkdir(parents=True)
-    errors: list[BaseException] = []
-    built: list[LexicalIndex] = []
-    start = threading.Barrier(4)
-
-    def build() -> None:
-        try:
-            start.wait()
-            for _ in range(5):
-                built.append(derived(col.parts, force=True).lexical)
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=build) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    built = [index for run in at_once(
+        lambda: [derived(col.parts, force=True).lexical for _ in range(5)], 4) for index in run]
     assert len(built) == 20 and not stale.exists()
     saved = LexicalIndex.load(col.dir / "derived" / "bm25", col.registry.generation)
     assert saved is not None and saved.ids == built[-1].ids
