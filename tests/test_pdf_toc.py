@@ -279,3 +279,62 @@ def test_a_cover_and_an_inner_title_page_are_one_book(tmp_path: Path) -> None:
     _rows_page(page, 100, [(s, str(k + 1)) for k, s in enumerate(secs)], leaders=True)
     _chapters(doc, secs)
     assert _tree(tmp_path, doc) == [(1, s) for s in secs]
+
+
+def test_a_toc_printed_in_two_columns_gives_its_tree(tmp_path: Path) -> None:
+    """A TOC set in two columns (LaTeX's multicols; biblatex's manual prints one), narrow enough
+    that titles wrap over two or three rows with a hyphen: both columns are read as entries
+    (their rows were read across the page as one, so the TOC went unconfirmed and its second
+    page came out as text), wrapped titles are joined, levels come from the indents within each
+    column, and a chapter title the body sets on two lines is found there."""
+    chapters = [("Adjusting the drain casing assembly and its long service procedures",
+                 ["Cleaning the gasket", "Checking the impeller"]),
+                ("Mounting the vent", ["Lubricating the seal filter", "Aligning the casing"]),
+                ("Replacing the housing", ["Testing the flange", "Draining the rotor outlet"]),
+                ("Tightening the motor", ["Sealing the bearing", "Inspecting the valve"])]
+    doc = pymupdf.open()
+    toc = doc.new_page()
+    toc.insert_text((72, 60), "Contents", fontsize=16)
+    column = {0: (72.0, 250.0), 1: (320.0, 498.0)}  # left edge, right edge of each column
+    rows: list[tuple[float, str, str]] = []  # (indent, row text, page number or "")
+    page_no = 2
+    for k, (chapter, sections) in enumerate(chapters, 1):
+        lines = [f"{k} Adjusting the drain casing as-", "sembly and its long service",
+                 "procedures"] if k == 1 else [f"{k} {chapter}"]
+        rows += [(0, t, "") for t in lines[:-1]] + [(0, lines[-1], str(page_no))]
+        for j, section in enumerate(sections, 1):
+            text = f"{k}.{j} {section}"
+            if len(text) > 24:  # wraps in the narrow column
+                cut = text.rfind(" ", 0, 24)
+                rows += [(15, text[:cut], ""), (27, text[cut + 1:] + " . .", str(page_no))]
+            else:
+                rows.append((15, text + " . . . .", str(page_no)))
+        page_no += 1
+    half = (len(rows) + 1) // 2
+    while rows[half - 1][2] == "":  # a column ends at the end of an entry
+        half += 1
+    for c, part in ((0, rows[:half]), (1, rows[half:])):
+        left, right = column[c]
+        y = 100.0
+        for indent, text, num in part:
+            toc.insert_text((left + indent, y), text, fontsize=10)
+            if num:
+                toc.insert_text((right - pymupdf.get_text_length(num, fontsize=10), y), num,
+                                fontsize=10)
+            y += 13
+    for k, (chapter, sections) in enumerate(chapters, 1):
+        page = doc.new_page()
+        if k == 1:  # set large, the title wraps
+            page.insert_text((72, 72), "Adjusting the drain casing assembly", fontsize=18)
+            page.insert_text((72, 94), "and its long service procedures", fontsize=18)
+        else:
+            page.insert_text((72, 72), chapter, fontsize=18)
+        y = _prose(page, 120, 3, f"Body text of {chapter.lower()} with detail.")
+        for j, section in enumerate(sections, 1):
+            page.insert_text((72, y + 14), f"{k}.{j} {section}", fontsize=12)
+            y = _prose(page, y + 36, 3, f"Body text of {section.lower()} with detail.")
+    expected = [t for k, (c, secs) in enumerate(chapters, 1)
+                for t in [(1, f"{k} {c}"), *((2, f"{k}.{j} {s}") for j, s in enumerate(secs, 1))]]
+    assert _tree(tmp_path, doc) == expected
+    markdown = parse_pdf(tmp_path / "tree.pdf", "tree.pdf").markdown
+    assert "as-" not in markdown and ". . . ." not in markdown  # no TOC row is text

@@ -39,6 +39,7 @@ from hiqa.formats.pdf.lines import BODY, NAV, Line, norm_title, numbering_depth,
 _LEADER_RUN = re.compile(r"(?:[.\u00b7\u2024\u2027_\u2026]\s*){3,}")
 
 _LEADERS = re.compile(r"[ .\u00b7\u2024\u2027_\u2026]+$")  # dot leaders and the spaces in them
+_SHORT_LEADERS = re.compile(r"(?:\s[.\u00b7])+\s+\S+$")  # ". . 5", " . 5": a short leader run
 _ONLY_LEADERS = re.compile(r"^[ .\u00b7\u2024\u2027_\u2026]{3,}$")
 _ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
 _PAGE_PREFIX = re.compile(r"^(?:\d{1,4}|" + _ROMAN + r")(?:,\s*\d{1,4})*\s+")
@@ -54,6 +55,7 @@ _EDGE_TOL = 2.0  # points: page numbers of one TOC page end at one right edge
 _LABEL_WORDS = 3  # a label above a TOC ("Table of Contents") is this short
 _MAX_OFFSET = 40  # an index's pages are at most this many PDF pages after their printed numbers
 _INDENT_TOL = 3.0  # points: entries whose indents differ by less are on one level
+_WRAP_ROWS = 3  # a title wrapped in a narrow column (or set large) takes at most this many rows
 
 
 @dataclass(slots=True)
@@ -124,7 +126,9 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
             _aligned_references(rows, refs)
             refs = [r for r in rows if r.ref]
         follows = last_toc is not None and last_toc[0] == page_no - 1
-        nav = len(refs) >= _MIN_ROWS and len(refs) >= _NAV_SHARE * len(rows)
+        # the rows a wrapped title began on are the entries' too (many in a narrow column)
+        wrapped = sum(len(_wrapped_rows(rows, k)) for k, r in enumerate(rows) if r.ref)
+        nav = len(refs) >= _MIN_ROWS and len(refs) >= _NAV_SHARE * (len(rows) - wrapped)
         if not nav and follows and refs:
             rows = _leading_references(rows)  # the TOC's last entries, then the body
             refs = [r for r in rows if r.ref]
@@ -137,7 +141,7 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
         pairs = [r.ref for r in refs if r.ref is not None]
         nums = [_value(num)[0] for _, num in pairs]
         titles = [norm_title(strip_numbering(title)) for title, _ in pairs]
-        rising = _ascending(nums) >= _ASCENDING
+        rising = _ascending(nums, moves=True) >= _ASCENDING
         alphabetical = _ascending(titles) >= _ASCENDING
         if rising:  # a TOC, or a list whose titles also sort ("Lesson 1", ...): the body decides
             raw.append((page_no, rows))
@@ -199,13 +203,39 @@ def _entry_rows(rows: Sequence[_Row]) -> list[_Row]:
     """The rows a TOC or index page sets aside: its reference rows, the rows a wrapped title
     starts on, and a short label ("Contents", "Index") right above the first of them."""
     keep = [r.ref is not None for r in rows]
-    for k in range(len(rows) - 1):
-        if rows[k].ref is None and rows[k + 1].ref is not None and _wraps(rows[k], rows[k + 1]):
-            keep[k] = True
+    for k, r in enumerate(rows):
+        if r.ref is not None:
+            for j in _wrapped_rows(rows, k):
+                keep[j] = True
     first = next((k for k, r in enumerate(rows) if r.ref is not None), None)
     if first and not keep[first - 1] and len(rows[first - 1].text.split()) <= _LABEL_WORDS:
         keep[first - 1] = True
     return [r for r, kept in zip(rows, keep, strict=True) if kept]
+
+
+def _wrapped_rows(rows: Sequence[_Row], k: int) -> list[int]:
+    """The rows above reference row ``k`` that its title began on (a narrow column wraps one
+    title over up to ``_WRAP_ROWS`` rows), top first; none when the row above is no part of it."""
+    out: list[int] = []
+    j = k - 1
+    while (j >= 0 and len(out) < _WRAP_ROWS - 1 and rows[j].ref is None
+           and _wraps(rows[j], rows[j + 1])):
+        out.insert(0, j)
+        j -= 1
+    return out
+
+
+def _join_wrapped(texts: Sequence[str]) -> str:
+    """A title's rows as one line; a word hyphenated at a row's end is joined ("adjust-" +
+    "ment" is "adjustment")."""
+    out = ""
+    for text in texts:
+        text = _LEADERS.sub("", text).strip() if text is not texts[-1] else text.strip()
+        if re.search(r"[^\W\d_]-$", out) and text[:1].islower():
+            out = out[:-1] + text
+        else:
+            out = f"{out} {text}".strip()
+    return out
 
 
 def _wraps(first: _Row, row: _Row) -> bool:
@@ -269,15 +299,64 @@ def _leading_references(rows: Sequence[_Row]) -> list[_Row]:
     return out
 
 
-def _ascending(values: Sequence[Any]) -> float:
-    """Share of neighbours in ascending order: a TOC's page numbers ascend, an index's titles."""
-    return sum(b >= a for a, b in pairwise(values)) / max(1, len(values) - 1)
+def _ascending(values: Sequence[Any], *, moves: bool = False) -> float:
+    """Share of neighbours in ascending order: a TOC's page numbers ascend, an index's titles.
+    ``moves``: of the neighbours that differ only (an index column names one page for many
+    related terms in a row, and those equal neighbours made its numbers look ascending)."""
+    pairs = [(a, b) for a, b in pairwise(values) if not moves or a != b]
+    return sum(b >= a for a, b in pairs) / max(1, len(pairs))
 
 
 def _rows(lines: Sequence[Line], start: int, stop: int) -> list[_Row]:
-    """The page's lines grouped into visual rows (overlapping vertically), top to bottom."""
+    """The page's lines grouped into visual rows (overlapping vertically), in reading order:
+    top to bottom, and column by column where the page sets its lines in two (``_columns``)."""
     idx = [i for i in range(start, stop) if lines[i].role == BODY]
     idx.sort(key=lambda i: (lines[i].y0 + lines[i].y1) / 2)
+    return [row for ids, shift in _columns(idx, lines) for row in _group_rows(ids, lines, shift)]
+
+
+def _columns(idx: Sequence[int], lines: Sequence[Line]) -> list[tuple[list[int], float]]:
+    """The page's lines (top to bottom) as the runs a reader takes in turn, each with the shift
+    that puts it under the first column: ``[(idx, 0.0)]`` for a page set in one column.
+
+    A page is set in two columns (a TOC printed in two, as LaTeX's ``multicols`` does) when a
+    gutter in the middle of its text is crossed by few lines (a full-width heading above, a
+    footer below) and the lines on each side are text, not just page numbers: a one-column TOC
+    without leaders also leaves a gap between its titles and their numbers.  The right column
+    is shifted by the difference of the columns' right edges (where the page numbers end), so
+    indents, and thus levels, compare across columns."""
+    if len(idx) < 2 * _MIN_ROWS:
+        return [(list(idx), 0.0)]
+    left = min(lines[i].x0 for i in idx)
+    right = max(lines[i].x1 for i in idx)
+    width = right - left
+    cuts = sorted({lines[i].x1 + 0.5 for i in idx} | {lines[i].x0 - 0.5 for i in idx})
+    best: tuple[int, float] | None = None
+    for x in cuts:
+        if not left + 0.3 * width <= x <= left + 0.7 * width:
+            continue
+        crossing = sum(1 for i in idx if lines[i].x0 < x < lines[i].x1)
+        if best is None or crossing < best[0]:
+            best = (crossing, x)
+    if best is None or best[0] > max(2, 0.1 * len(idx)):
+        return [(list(idx), 0.0)]
+    gutter = best[1]
+    first = [i for i in idx if lines[i].x1 <= gutter]
+    second = [i for i in idx if lines[i].x0 >= gutter]
+    if min(len(first), len(second)) < _MIN_ROWS or sum(
+            1 for i in second if sum(ch.isalpha() for ch in lines[i].text) >= 3) < 0.5 * len(second):
+        return [(list(idx), 0.0)]
+    top = min(lines[i].y0 for i in first + second)
+    spanning = [i for i in idx if lines[i].x0 < gutter < lines[i].x1]
+    above = [i for i in spanning if lines[i].y1 <= top]
+    below = [i for i in spanning if lines[i].y1 > top]
+    shift = max(lines[i].x1 for i in second) - max(lines[i].x1 for i in first)
+    runs = [(above, 0.0), (first, 0.0), (second, shift), (below, 0.0)]
+    return [(ids, dx) for ids, dx in runs if ids]
+
+
+def _group_rows(idx: Sequence[int], lines: Sequence[Line], shift: float = 0.0) -> list[_Row]:
+    """``idx`` (top to bottom) grouped into rows; ``shift`` is taken off their x positions."""
     groups: list[list[int]] = []
     top = bottom = 0.0  # of the last group
     for i in idx:
@@ -302,7 +381,7 @@ def _rows(lines: Sequence[Line], start: int, stop: int) -> list[_Row]:
         chars = sum(len(p.text) for p in parts) or 1
         size = sum(p.size * len(p.text) for p in parts) / chars
         bold = sum(len(p.text) for p in parts if p.bold) >= 0.6 * chars
-        row = _Row(g, parts[0].x0, parts[-1].x1, min(p.y0 for p in parts),
+        row = _Row(g, parts[0].x0 - shift, parts[-1].x1 - shift, min(p.y0 for p in parts),
                    max(p.y1 for p in parts), text, size, bold, parts[0].block)
         row.ref = _reference(text, words, leaders)
         rows.append(row)
@@ -318,8 +397,12 @@ def _aligned_references(rows: Sequence[_Row], refs: Sequence[_Row]) -> None:
         if r.ref is not None or abs(r.x1 - edge) > _EDGE_TOL:
             continue
         # a justified line of a paragraph ends at that edge too ("... founded in 2003"): a row
-        # continuing the block of a row above that is no reference is not one
-        if k and rows[k - 1].ref is None and rows[k - 1].block == r.block:
+        # continuing the block of a row above that is no reference is not one, unless it is
+        # the last row of a wrapped title: dots lead to its number ("pressure filter . . 5"),
+        # or it hangs indented under the row above, as no paragraph line does
+        above = rows[k - 1] if k else None
+        if (above is not None and above.ref is None and above.block == r.block
+                and not _SHORT_LEADERS.search(r.text) and r.x0 <= above.x0 + 1):
             continue
         m = _NUM.search(r.text)
         if m and m.group("num").isdigit():
@@ -376,18 +459,15 @@ def _entries(pages: Sequence[tuple[int, list[_Row]]]) -> list[TocEntry]:
         if prev_page is not None and page_no - prev_page > 2:
             run += 1
         prev_page = page_no
-        pending: _Row | None = None
-        for r in rows:
+        for k, r in enumerate(rows):
             if r.ref is None:
-                # a wrapped title's first row: close above the row that ends it
-                pending = r if len(r.text) > 3 else None
                 continue
             title = r.ref[0]
             x0, size, bold = r.x0, r.size, r.bold
-            if pending is not None and _wraps(pending, r):
-                title = f"{_LEADERS.sub('', pending.text).strip()} {title}".strip()
-                x0, size, bold = pending.x0, pending.size, pending.bold
-            pending = None
+            if wrapped := _wrapped_rows(rows, k):  # a title wrapped over rows: joined
+                title = _join_wrapped([*(rows[j].text for j in wrapped), title])
+                first = rows[wrapped[0]]
+                x0, size, bold = first.x0, first.size, first.bold
             if not norm_title(strip_numbering(title)):
                 continue
             number, roman = _value(r.ref[1])
@@ -437,10 +517,22 @@ def _place(entries: list[TocEntry], lines: Sequence[Line], page_starts: Sequence
     n_pages = len(page_starts) - 1
     where: dict[str, list[int]] = defaultdict(list)  # title key -> pages holding it as a line
     for p in range(n_pages):
-        for i in range(page_starts[p], page_starts[p + 1]):
-            ln = lines[i]
-            if ln.role == BODY:
-                for k in _keys(ln.text):
+        body = [lines[i] for i in range(page_starts[p], page_starts[p + 1])
+                if lines[i].role == BODY]
+        for ln in body:
+            for k in _keys(ln.text):
+                where[k].append(p + 1)
+        # a heading set large wraps ("Coupling pressure" / "operation 4"): up to
+        # ``_WRAP_ROWS`` lines set alike, one right below the other
+        for start in range(len(body)):
+            run = [body[start]]
+            for ln in body[start + 1:start + _WRAP_ROWS]:
+                last = run[-1]
+                if not (abs(last.size - ln.size) <= 0.5 and last.bold == ln.bold
+                        and 0 <= ln.y0 - last.y1 < last.size):
+                    break
+                run.append(ln)
+                for k in _keys(_join_wrapped([x.text for x in run])):
                     where[k].append(p + 1)
     offsets: dict[tuple[int, bool], Counter[int]] = defaultdict(Counter)
     for e in entries:
