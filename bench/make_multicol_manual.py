@@ -20,7 +20,7 @@ WORDS = ["valve", "pump", "filter", "pressure", "gauge", "seal", "housing", "rot
 VERBS = ["checking", "cleaning", "replacing", "adjusting", "inspecting", "mounting", "aligning", "draining", "testing", "lubricating", "sealing", "tightening"]
 
 
-def manual(seed: int = 3) -> str:
+def manual(seed: int = 3, parts: bool = False) -> str:
     rng = random.Random(seed)
     used: set[str] = set()
 
@@ -38,6 +38,8 @@ def manual(seed: int = 3) -> str:
 
     body = []
     for c in range(1, 9):
+        if parts and c % 3 == 1:  # a part every three chapters, set at the chapters' indent
+            body.append(f"\\part{{{rng.choice(WORDS).capitalize()} systems}}\n")
         body.append(f"\\chapter{{{title(long=c % 3 == 1)}}}\n{para(6)}\n")
         for _ in range(rng.randint(2, 4)):
             body.append(f"\\section{{{title()}}}\n{para(8)}\n")

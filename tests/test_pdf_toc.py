@@ -338,3 +338,30 @@ def test_a_toc_printed_in_two_columns_gives_its_tree(tmp_path: Path) -> None:
     assert _tree(tmp_path, doc) == expected
     markdown = parse_pdf(tmp_path / "tree.pdf", "tree.pdf").markdown
     assert "as-" not in markdown and ". . . ." not in markdown  # no TOC row is text
+
+
+def test_parts_printed_at_the_chapters_indent_are_a_level_above_them(tmp_path: Path) -> None:
+    """LaTeX (and beamer) print a part's TOC entry at its chapters' indent, only larger; its
+    page prints "Part II" above the title.  Indents alone put parts and chapters side by side
+    (beamer's manual: path accuracy 0.560); the larger entries that take turns with the others
+    are a level above them, and "II Casing systems" is found under "Part II"."""
+    parts = {"I Rotor systems": ["1 Checking the rotor", "2 Draining the housing"],
+             "II Casing systems": ["3 Sealing the casing", "4 Testing the flange"]}
+    doc = pymupdf.open()
+    toc = doc.new_page()
+    toc.insert_text((72, 60), "Contents", fontsize=16)
+    y, page_no = 100.0, 2
+    for part, chapters in parts.items():
+        toc.insert_text((72, y), part, fontsize=13, fontname="hebo")
+        toc.insert_text((500, y), str(page_no), fontsize=13, fontname="hebo")
+        y, page_no = y + 20, page_no + 1
+        for chapter in chapters:
+            _rows_page(toc, y, [(chapter, str(page_no))], leaders=True)
+            y, page_no = y + 14, page_no + 1
+    for part, chapters in parts.items():
+        page = doc.new_page()
+        page.insert_text((72, 200), f"Part {part.split()[0]}", fontsize=20, fontname="hebo")
+        page.insert_text((72, 240), part.split(" ", 1)[1], fontsize=24, fontname="hebo")
+        _chapters(doc, chapters)
+    assert _tree(tmp_path, doc) == [(lv, t) for part, chapters in parts.items()
+                                     for lv, t in [(1, part), *((2, c) for c in chapters)]]

@@ -378,6 +378,15 @@ def strip_numbering(title: str) -> str:
     return title
 
 
+_PART_NUMBER = re.compile(r"^(?:Part\s+)?(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3})\.?\s+(?=\w)")
+
+
+def without_part_number(title: str) -> str:
+    """The title without a leading roman part number ("II Casing systems", "Part IV Tools"):
+    a TOC or an outline names a part so, while its page prints "Part II" above its title."""
+    return _PART_NUMBER.sub("", title, count=1)
+
+
 def norm_title(text: str) -> str:
     t = unicodedata.normalize("NFKC", text).casefold()
     t = t.translate(_QUOTES)

@@ -34,7 +34,15 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from hiqa.formats.pdf.lines import BODY, NAV, Line, norm_title, numbering_depth, strip_numbering
+from hiqa.formats.pdf.lines import (
+    BODY,
+    NAV,
+    Line,
+    norm_title,
+    numbering_depth,
+    strip_numbering,
+    without_part_number,
+)
 
 _LEADER_RUN = re.compile(r"(?:[.\u00b7\u2024\u2027_\u2026]\s*){3,}")
 
@@ -55,6 +63,7 @@ _EDGE_TOL = 2.0  # points: page numbers of one TOC page end at one right edge
 _LABEL_WORDS = 3  # a label above a TOC ("Table of Contents") is this short
 _MAX_OFFSET = 40  # an index's pages are at most this many PDF pages after their printed numbers
 _INDENT_TOL = 3.0  # points: entries whose indents differ by less are on one level
+_PART_STEP = 1.0  # points: a part entry is set at least this much larger than the chapters
 _WRAP_ROWS = 3  # a title wrapped in a narrow column (or set large) takes at most this many rows
 
 
@@ -498,6 +507,7 @@ def _assign_levels(entries: list[TocEntry]) -> None:
             indents.append(x)
     for e in entries:
         e.level = 1 + max(k for k, x in enumerate(indents) if e.x0 >= x - _INDENT_TOL)
+    _parts_above(entries)
     depths = [(e, numbering_depth(e.title)) for e in entries]
     numbered = [(e, d) for e, d in depths if d is not None]
     if len(numbered) < 0.5 * len(entries):
@@ -508,6 +518,24 @@ def _assign_levels(entries: list[TocEntry]) -> None:
         return
     for e, d in numbered:
         e.level = d
+
+
+def _parts_above(entries: list[TocEntry]) -> None:
+    """Entries at the first indent set larger than most there (LaTeX's and beamer's parts,
+    printed at the chapters' indent) are a level above the others: every other entry goes one
+    level down.  Parts take turns with the chapters they hold; larger entries in one run are a
+    list of their own (octave's short contents before its full TOC), not parts."""
+    first = [e for e in entries if e.level == 1]
+    usual = Counter(round(e.size * 2) / 2 for e in first).most_common(1)[0][0]
+    parts = {id(e) for e in first if e.size >= usual + _PART_STEP}
+    if not parts or len(parts) * 2 >= len(first):
+        return
+    in_a_row = sum(id(a) in parts and id(b) in parts for a, b in pairwise(first))
+    if in_a_row * 2 > len(parts):
+        return
+    for e in entries:
+        if id(e) not in parts:
+            e.level += 1
 
 
 def _place(entries: list[TocEntry], lines: Sequence[Line], page_starts: Sequence[int],
@@ -556,6 +584,9 @@ def _place(entries: list[TocEntry], lines: Sequence[Line], page_starts: Sequence
 
 
 def _keys(text: str) -> set[str]:
+    """A title's forms to find it by: as printed, without its numbering, and without a roman
+    part number (a TOC's "II Casing systems" is printed "Part II" above "Casing systems")."""
     t = norm_title(text)
     s = norm_title(strip_numbering(text))
-    return {k for k in (t, s) if len(k) >= 3}
+    r = norm_title(without_part_number(text))
+    return {k for k in (t, s, r) if len(k) >= 3}
