@@ -136,8 +136,19 @@ def test_readme_bench_command_runs(argv: list[str], scratch_env: dict[str, str])
         pytest.importorskip("playwright.sync_api")
         if not Path("/usr/bin/chromium").exists():
             pytest.skip("bench_app drives Debian's chromium")
-    proc = run([*argv, "--quick"], ROOT, scratch_env)
+    proc = run([*in_scratch(argv, Path(scratch_env["TMPDIR"])), "--quick"], ROOT, scratch_env)
     assert "|" in proc.stdout or "---" in proc.stdout, f"no table printed:\n{proc.stdout}"
+
+
+def in_scratch(argv: list[str], scratch: Path) -> list[str]:
+    """``argv`` with a data dir the documents name by a placeholder (``--data-dir NEW``) put in
+    the scratch folder: commands run from the repository, and a relative one was written
+    into it (a run committed by mistake)."""
+    out = list(argv)
+    for i, arg in enumerate(out[:-1]):
+        if arg == "--data-dir":
+            out[i + 1] = str(scratch / "data-dir" / out[i + 1])
+    return out
 
 
 def test_readme_dev_benchmark_block_runs(tmp_path: Path, scratch_env: dict[str, str]) -> None:
