@@ -35,12 +35,17 @@ QUESTIONS = ("wc: count the lines", "tail: follow appended data", "head: print t
              "sort: reverse the order", "ls: list by modification time")
 
 
+def run_hiqa(data: Path, *words: str) -> subprocess.CompletedProcess[str]:
+    """One ``hiqa`` process on ``data``, its output captured."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "hiqa.cli", "--data-dir", str(data), *words],
+                          capture_output=True, text=True, env=env, check=False)
+
+
 def hiqa(data: Path, *words: str) -> tuple[int, float, str]:
     """One ``hiqa`` process: (exit code, seconds, stderr)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "hiqa.cli", "--data-dir", str(data), *words],
-                          capture_output=True, text=True, env=env, check=False)
+    proc = run_hiqa(data, *words)
     return proc.returncode, time.perf_counter() - t0, proc.stderr
 
 
@@ -128,17 +133,10 @@ def main() -> int:
 
 
 def docs_of(data: Path) -> list[str]:
-    code, out = hiqa_out(data, "docs", "-c", "bench", "--json")
-    if code != 0:
+    proc = run_hiqa(data, "docs", "-c", "bench", "--json")
+    if proc.returncode != 0:
         raise SystemExit("hiqa docs failed")
-    return [row["id"] for row in json.loads(out)]
-
-
-def hiqa_out(data: Path, *words: str) -> tuple[int, str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "hiqa.cli", "--data-dir", str(data), *words],
-                          capture_output=True, text=True, env=env, check=False)
-    return proc.returncode, proc.stdout
+    return [row["id"] for row in json.loads(proc.stdout)]
 
 
 if __name__ == "__main__":

@@ -381,10 +381,12 @@ def strip_numbering(title: str) -> str:
 _PART_NUMBER = re.compile(r"^(?:Part\s+)?(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3})\.?\s+(?=\w)")
 
 
-def without_part_number(title: str) -> str:
-    """The title without a leading roman part number ("II Casing systems", "Part IV Tools"):
-    a TOC or an outline names a part so, while its page prints "Part II" above its title."""
-    return _PART_NUMBER.sub("", title, count=1)
+def title_forms(title: str) -> set[str]:
+    """The normal forms a title is found by on a page: as printed, without its number, and
+    without a leading roman part number (a TOC or an outline says "II Casing systems" where
+    the page prints "Part II" above "Casing systems")."""
+    return {norm_title(title), norm_title(strip_numbering(title)),
+            norm_title(_PART_NUMBER.sub("", title, count=1))}
 
 
 def norm_title(text: str) -> str:

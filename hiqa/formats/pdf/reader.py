@@ -54,8 +54,7 @@ from hiqa.formats.pdf.lines import (
     mark_furniture,
     norm_title,
     page_lines,
-    strip_numbering,
-    without_part_number,
+    title_forms,
 )
 from hiqa.formats.pdf.tables import (
     FoundTable,
@@ -446,8 +445,7 @@ def _title_keys(text: str) -> set[str]:
     """Normal forms a title may be printed in: as is, without its number, without a roman part
     number ("II Casing systems" vs "Part II" / "Casing systems"), and without a one-letter
     appendix label (outline "B Tests" vs page "Appendix B Tests")."""
-    keys = {norm_title(text), norm_title(strip_numbering(text)),
-            norm_title(without_part_number(text))}
+    keys = title_forms(text)
     if _ONE_LETTER_LABEL.match(text):
         keys.add(norm_title(text[2:]))
     return {k for k in keys if k}

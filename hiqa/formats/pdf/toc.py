@@ -28,6 +28,7 @@ on the pages they point to.  Otherwise the headings come from the layout alone.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -41,12 +42,13 @@ from hiqa.formats.pdf.lines import (
     norm_title,
     numbering_depth,
     strip_numbering,
-    without_part_number,
+    title_forms,
 )
 
 _LEADER_RUN = re.compile(r"(?:[.\u00b7\u2024\u2027_\u2026]\s*){3,}")
 
 _LEADERS = re.compile(r"[ .\u00b7\u2024\u2027_\u2026]+$")  # dot leaders and the spaces in them
+_HYPHENATED = re.compile(r"[^\W\d_]-$")  # a word broken at a row's end ("adjust-")
 _SHORT_LEADERS = re.compile(r"(?:\s[.\u00b7])+\s+\S+$")  # ". . 5", " . 5": a short leader run
 _ONLY_LEADERS = re.compile(r"^[ .\u00b7\u2024\u2027_\u2026]{3,}$")
 _ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
@@ -136,8 +138,8 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
             refs = [r for r in rows if r.ref]
         follows = last_toc is not None and last_toc[0] == page_no - 1
         # the rows a wrapped title began on are the entries' too (many in a narrow column)
-        wrapped = sum(len(_wrapped_rows(rows, k)) for k, r in enumerate(rows) if r.ref)
-        nav = len(refs) >= _MIN_ROWS and len(refs) >= _NAV_SHARE * (len(rows) - wrapped)
+        nav = len(refs) >= _MIN_ROWS and len(refs) >= _NAV_SHARE * (len(rows) - sum(
+            len(_wrapped_rows(rows, k)) for k, r in enumerate(rows) if r.ref))
         if not nav and follows and refs:
             rows = _leading_references(rows)  # the TOC's last entries, then the body
             refs = [r for r in rows if r.ref]
@@ -238,9 +240,9 @@ def _join_wrapped(texts: Sequence[str]) -> str:
     """A title's rows as one line; a word hyphenated at a row's end is joined ("adjust-" +
     "ment" is "adjustment")."""
     out = ""
-    for text in texts:
-        text = _LEADERS.sub("", text).strip() if text is not texts[-1] else text.strip()
-        if re.search(r"[^\W\d_]-$", out) and text[:1].islower():
+    for k, text in enumerate(texts):
+        text = text.strip() if k == len(texts) - 1 else _LEADERS.sub("", text).strip()
+        if _HYPHENATED.search(out) and text[:1].islower():
             out = out[:-1] + text
         else:
             out = f"{out} {text}".strip()
@@ -339,12 +341,14 @@ def _columns(idx: Sequence[int], lines: Sequence[Line]) -> list[tuple[list[int],
     left = min(lines[i].x0 for i in idx)
     right = max(lines[i].x1 for i in idx)
     width = right - left
-    cuts = sorted({lines[i].x1 + 0.5 for i in idx} | {lines[i].x0 - 0.5 for i in idx})
+    starts = sorted(lines[i].x0 for i in idx)
+    ends = sorted(lines[i].x1 for i in idx)
     best: tuple[int, float] | None = None
-    for x in cuts:
+    for x in sorted({e + 0.5 for e in ends} | {s - 0.5 for s in starts}):
         if not left + 0.3 * width <= x <= left + 0.7 * width:
             continue
-        crossing = sum(1 for i in idx if lines[i].x0 < x < lines[i].x1)
+        # lines crossing x: begun before it, not ended by it (every line ends after it begins)
+        crossing = bisect_left(starts, x) - bisect_right(ends, x)
         if best is None or crossing < best[0]:
             best = (crossing, x)
     if best is None or best[0] > max(2, 0.1 * len(idx)):
@@ -584,9 +588,5 @@ def _place(entries: list[TocEntry], lines: Sequence[Line], page_starts: Sequence
 
 
 def _keys(text: str) -> set[str]:
-    """A title's forms to find it by: as printed, without its numbering, and without a roman
-    part number (a TOC's "II Casing systems" is printed "Part II" above "Casing systems")."""
-    t = norm_title(text)
-    s = norm_title(strip_numbering(text))
-    r = norm_title(without_part_number(text))
-    return {k for k in (t, s, r) if len(k) >= 3}
+    """A title's forms to find it by (``title_forms``), three characters or more."""
+    return {k for k in title_forms(text) if len(k) >= 3}
