@@ -281,6 +281,28 @@ def test_a_cover_and_an_inner_title_page_are_one_book(tmp_path: Path) -> None:
     assert _tree(tmp_path, doc) == [(1, s) for s in secs]
 
 
+def test_a_heading_the_body_hyphenates_over_two_lines_is_found(tmp_path: Path) -> None:
+    """The TOC prints "Configure shells for auto-completion of command arguments" whole; the
+    body sets it large and breaks "argu-" / "ments" (Sphinx's manuals do). It was not found:
+    the two lines were only tried joined with the hyphen kept ("argu-ments")."""
+    secs = ["1 Getting started", "2 Configure shells for auto-completion of command arguments",
+            "3 Removing the installation", "4 Known limitations", "5 Reporting problems"]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Contents", fontsize=14)
+    _rows_page(page, 100, [(s, str(k + 2)) for k, s in enumerate(secs)], leaders=True)
+    for title in secs:
+        page = doc.new_page()
+        if title.startswith("2 "):
+            page.insert_text((72, 72), "2 Configure shells for auto-completion of command argu-",
+                             fontsize=16)
+            page.insert_text((92, 92), "ments", fontsize=16)
+        else:
+            page.insert_text((72, 72), title, fontsize=16)
+        _prose(page, 120, 6, f"Body text of {title[2:].lower()} with several sentences.")
+    assert _tree(tmp_path, doc) == [(1, s) for s in secs]
+
+
 def test_a_toc_printed_in_two_columns_gives_its_tree(tmp_path: Path) -> None:
     """A TOC set in two columns (LaTeX's multicols; biblatex's manual prints one), narrow enough
     that titles wrap over two or three rows with a hyphen: both columns are read as entries

@@ -57,6 +57,7 @@ _DIGITS = re.compile(r"\d+")
 _ELEMENT = re.compile(r"<(/?[A-Za-z][\w:.-]*(?:\s[^<>]*)?)>")  # <dir prefix="default">
 _CENTRED = 0.04  # centred: indents from the text column (or page edges) differ by < 4 % of width
 _SPACES = re.compile(r"\s+")
+_HYPHENATED = re.compile(r"[^\W\d_]-$")  # a word broken at a row's end ("adjust-")
 _WIDE_GAP = re.compile(r"\s{3,}")
 
 
@@ -387,6 +388,14 @@ def title_forms(title: str) -> set[str]:
     the page prints "Part II" above "Casing systems")."""
     return {norm_title(title), norm_title(strip_numbering(title)),
             norm_title(_PART_NUMBER.sub("", title, count=1))}
+
+
+def join_row(head: str, row: str) -> str:
+    """``row`` appended to ``head``, a word hyphenated at ``head``'s end joined ("adjust-" +
+    "ment" is "adjustment"; "Sun-" + "Microsystems" keeps its hyphen)."""
+    if _HYPHENATED.search(head) and row[:1].islower():
+        return head[:-1] + row
+    return f"{head} {row}".strip()
 
 
 def norm_title(text: str) -> str:

@@ -50,6 +50,7 @@ from hiqa.formats.pdf.lines import (
     FoundHeading,
     Line,
     body_size,
+    join_row,
     margin_pieces,
     mark_furniture,
     norm_title,
@@ -422,15 +423,17 @@ def _find_title(
     for i in range(start, stop):
         if lines[i].role != BODY:
             continue
-        text = joined = ""
+        text = joined = unbroken = ""
         for j in range(i, min(i + _MAX_TITLE_LINES, stop)):
             if lines[j].role != BODY:
                 break
             piece = lines[j].text
-            # a title hyphenated over two lines ("branch-" / "prediction") is also tried whole
+            # a title hyphenated over two lines is also tried whole, hyphen kept ("branch-" /
+            # "prediction") and word joined ("argu-" / "ments")
             joined = joined + piece if joined.endswith("-") else f"{joined} {piece}".strip()
+            unbroken = join_row(unbroken, piece)
             text = f"{text} {piece}" if text else piece
-            if (_title_keys(text) | _title_keys(joined)) & keys:
+            if (_title_keys(text) | _title_keys(joined) | _title_keys(unbroken)) & keys:
                 if lines[i].size >= body * 1.05 or lines[i].bold:
                     return i, j
                 if plain is None:

@@ -39,6 +39,7 @@ from hiqa.formats.pdf.lines import (
     BODY,
     NAV,
     Line,
+    join_row,
     norm_title,
     numbering_depth,
     strip_numbering,
@@ -48,7 +49,6 @@ from hiqa.formats.pdf.lines import (
 _LEADER_RUN = re.compile(r"(?:[.\u00b7\u2024\u2027_\u2026]\s*){3,}")
 
 _LEADERS = re.compile(r"[ .\u00b7\u2024\u2027_\u2026]+$")  # dot leaders and the spaces in them
-_HYPHENATED = re.compile(r"[^\W\d_]-$")  # a word broken at a row's end ("adjust-")
 _SHORT_LEADERS = re.compile(r"(?:\s[.\u00b7])+\s+\S+$")  # ". . 5", " . 5": a short leader run
 _ONLY_LEADERS = re.compile(r"^[ .\u00b7\u2024\u2027_\u2026]{3,}$")
 _ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
@@ -242,10 +242,7 @@ def _join_wrapped(texts: Sequence[str]) -> str:
     out = ""
     for k, text in enumerate(texts):
         text = text.strip() if k == len(texts) - 1 else _LEADERS.sub("", text).strip()
-        if _HYPHENATED.search(out) and text[:1].islower():
-            out = out[:-1] + text
-        else:
-            out = f"{out} {text}".strip()
+        out = join_row(out, text)
     return out
 
 
