@@ -303,6 +303,34 @@ def test_a_heading_the_body_hyphenates_over_two_lines_is_found(tmp_path: Path) -
     assert _tree(tmp_path, doc) == [(1, s) for s in secs]
 
 
+def test_a_numbered_title_that_recurs_at_page_tops_is_a_heading_when_the_toc_lists_it(
+        tmp_path: Path) -> None:
+    """A reference manual starts each class's "N.2 Constructor Documentation" at the top of a
+    page, under the running header: the same words on six pages' tops, numbers aside, looked
+    like a running header and were dropped with it. The TOC lists each one: it is a heading."""
+    classes = ["Grid", "Vector", "Cone", "Jet", "Split", "Merge"]
+    entries = []
+    for k, name in enumerate(classes, 1):
+        entries += [(1, f"{k} Class {name}", 2 + 2 * (k - 1)), (2, f"{k}.1 Description", 2 + 2 * (k - 1)),
+                    (2, f"{k}.2 Constructor Documentation", 3 + 2 * (k - 1))]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Contents", fontsize=14)
+    _rows_page(page, 100, [(t, str(n)) for _, t, n in entries], leaders=True,
+               indent={t: 15 for lvl, t, _ in entries if lvl == 2})
+    for k, name in enumerate(classes, 1):
+        for sub, top in ((f"{k} Class {name}", f"{k}.1 Description"),
+                         (f"{k}.2 Constructor Documentation", None)):
+            page = doc.new_page()
+            page.insert_text((72, 40), f"Reference manual   {doc.page_count - 1}", fontsize=9)
+            page.insert_text((72, 76), sub, fontsize=14 if top else 12)
+            y = _prose(page, 110, 3, f"Text about {sub.lower()} and what it does in detail.")
+            if top:
+                page.insert_text((72, y + 20), top, fontsize=12)
+                _prose(page, y + 44, 3, f"Description of class {name.lower()} and its uses.")
+    assert _tree(tmp_path, doc) == [(lvl, t) for lvl, t, _ in entries]
+
+
 def test_a_toc_printed_in_two_columns_gives_its_tree(tmp_path: Path) -> None:
     """A TOC set in two columns (LaTeX's multicols; biblatex's manual prints one), narrow enough
     that titles wrap over two or three rows with a hyphen: both columns are read as entries

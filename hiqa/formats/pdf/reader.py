@@ -46,6 +46,7 @@ from hiqa.formats.pdf.labels import page_labels
 from hiqa.formats.pdf.layout import deeper_headings, detect_headings
 from hiqa.formats.pdf.lines import (
     BODY,
+    FURNITURE,
     HEADING,
     FoundHeading,
     Line,
@@ -54,6 +55,7 @@ from hiqa.formats.pdf.lines import (
     margin_pieces,
     mark_furniture,
     norm_title,
+    numbering_depth,
     page_lines,
     title_forms,
 )
@@ -395,9 +397,10 @@ def _place_outline(
             found.append(FoundHeading(cursor, level, title, prev_page))
             continue
         lo, hi = (page - 1, min(page + 1, n_pages)) if confirmed_only else (page, page)
-        match = _find_title(
-            title, lines, max(cursor, page_starts[max(lo, 1) - 1]), page_starts[hi], body
-        )
+        start, stop = max(cursor, page_starts[max(lo, 1) - 1]), page_starts[hi]
+        match = _find_title(title, lines, start, stop, body)
+        if match is None and confirmed_only:
+            match = _title_in_margin(title, lines, start, stop)
         if match is None and confirmed_only:
             continue
         if match is None:
@@ -442,6 +445,21 @@ def _find_title(
             if len(norm_title(text)) > 2 * max(len(k) for k in keys) + 20:
                 break
     return plain
+
+
+def _title_in_margin(title: str, lines: Sequence[Line], start: int, stop: int
+                     ) -> tuple[int, int] | None:
+    """A numbered TOC entry printed word for word in a page's top or bottom margin.  A title
+    that recurs under other numbers at the top of pages ("4.4.2 Constructor & Destructor
+    Documentation", "4.6.2 ..." in a Doxygen manual) was taken for a running header; the TOC
+    says it is a heading.  Only where the body holds no line that reads like it."""
+    if numbering_depth(title) is None:
+        return None
+    key = norm_title(title)
+    for i in range(start, stop):
+        if lines[i].role == FURNITURE and norm_title(lines[i].text) == key:
+            return i, i
+    return None
 
 
 def _title_keys(text: str) -> set[str]:
