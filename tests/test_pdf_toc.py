@@ -331,6 +331,26 @@ def test_a_numbered_title_that_recurs_at_page_tops_is_a_heading_when_the_toc_lis
     assert _tree(tmp_path, doc) == [(lvl, t) for lvl, t, _ in entries]
 
 
+def test_a_toc_row_that_opens_a_page_where_others_print_their_header_is_kept(
+        tmp_path: Path) -> None:
+    """A TOC's second page has no running header, and its first row sits where the body pages
+    print theirs: by position alone it was taken for the header and its entry was lost."""
+    secs = [f"{k} {t}" for k, t in enumerate(["Scope", "Sampling sites", "Field methods",
+            "Laboratory analysis", "Quality control", "Results", "Discussion", "Outlook"], 1)]
+    doc = pymupdf.open()
+    first = doc.new_page()
+    first.insert_text((72, 60), "Contents", fontsize=14)
+    _rows_page(first, 100, [(t, str(k + 3)) for k, t in enumerate(secs[:5])], leaders=True)
+    _rows_page(doc.new_page(), 44, [(t, str(k + 8)) for k, t in enumerate(secs[5:])],
+               leaders=True)
+    for title in secs:
+        page = doc.new_page()
+        page.insert_text((72, 44), f"Field guide, chapter {title.split()[0]}", fontsize=10)
+        page.insert_text((72, 100), title, fontsize=16)
+        _prose(page, 130, 6, f"Body text of {title[2:].lower()} with several sentences.")
+    assert _tree(tmp_path, doc) == [(1, s) for s in secs]
+
+
 def test_a_toc_printed_in_two_columns_gives_its_tree(tmp_path: Path) -> None:
     """A TOC set in two columns (LaTeX's multicols; biblatex's manual prints one), narrow enough
     that titles wrap over two or three rows with a hyphen: both columns are read as entries

@@ -285,7 +285,8 @@ def mark_furniture(
     in its page number (its footer: "frobtools 1.0    February 2023    1"), or when the same
     text (digits ignored: "Chapter 3: Foo  41") recurs in the margins of several pages; any
     other body-size margin line on the same band as such recurring lines (a header that names
-    a two-page chapter) is furniture too.
+    a two-page chapter) is furniture too, unless it has dot leaders (a TOC row that opens a
+    page printed without a header).
     """
     n_pages = len(page_heights)
     if not lines:
@@ -318,7 +319,8 @@ def mark_furniture(
         return
     for i in margin:
         ln = lines[i]
-        if ln.role == BODY and ln.size <= body + 1.0:
+        # a row with dot leaders is a TOC's, its first on a page without a header
+        if ln.role == BODY and ln.size <= body + 1.0 and not _LEADER.search(ln.text):
             top, y = _band(ln, page_heights)
             if any((top, y + d) in strong for d in (-1, 0, 1)):
                 ln.role = FURNITURE
