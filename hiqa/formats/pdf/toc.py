@@ -7,7 +7,7 @@ every entry is a heading, its indentation is its level and its page number says 
 This module reads it from the page geometry alone, whoever made the file:
 
 - **rows** are assembled per page from the lines' positions (a TOC's page numbers are often
-  separate pieces, written before or after their titles);
+  separate pieces, written before or after their titles; ``toc_rows``);
 - a **TOC row** ends in a page reference: a number after dot leaders, or a number set apart at
   the right; a title wrapped over two rows is joined;
 - a **navigation page** has mostly such rows; once the body confirms it, its entry rows become
@@ -28,7 +28,6 @@ on the pages they point to.  Otherwise the headings come from the layout alone.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -39,34 +38,34 @@ from hiqa.formats.pdf.lines import (
     BODY,
     NAV,
     Line,
-    join_row,
     norm_title,
     numbering_depth,
     strip_numbering,
     title_forms,
 )
+from hiqa.formats.pdf.toc_rows import (
+    MIN_ROWS,
+    ROMAN,
+    WRAP_ROWS,
+    Row,
+    aligned_references,
+    join_wrapped,
+    page_rows,
+    page_value,
+    wrapped_rows,
+)
 
 _LEADER_RUN = re.compile(r"(?:[.\u00b7\u2024\u2027_\u2026]\s*){3,}")
 
-_LEADERS = re.compile(r"[ .\u00b7\u2024\u2027_\u2026]+$")  # dot leaders and the spaces in them
-_SHORT_LEADERS = re.compile(r"(?:\s[.\u00b7])+\s+\S+$")  # ". . 5", " . 5": a short leader run
-_ONLY_LEADERS = re.compile(r"^[ .\u00b7\u2024\u2027_\u2026]{3,}$")
-_ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
-_PAGE_PREFIX = re.compile(r"^(?:\d{1,4}|" + _ROMAN + r")(?:,\s*\d{1,4})*\s+")
-_NUM = re.compile(r"(?<![\w,:;/-])(?<!\w\.)(?P<num>\d{1,4}|" + _ROMAN + "|" + _ROMAN.upper() + ")$")
-_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
-_MIN_ROWS = 3  # a navigation page has at least this many page-reference rows
+_PAGE_PREFIX = re.compile(r"^(?:\d{1,4}|" + ROMAN + r")(?:,\s*\d{1,4})*\s+")
 _NAV_SHARE = 0.5  # ... and they are at least half of its rows
 _ASCENDING = 0.75  # a TOC's page numbers ascend between most neighbours; an index's terms do
 _FOUND_SHARE = 0.5  # a TOC page is one when half its entries are headings in the body ...
 _CONFIRMING = 5  # ... or this many (its other entries may list tables or figures)
-_APART = 2.0  # em: a page number without leaders is set at least this far from its title
-_EDGE_TOL = 2.0  # points: page numbers of one TOC page end at one right edge
 _LABEL_WORDS = 3  # a label above a TOC ("Table of Contents") is this short
 _MAX_OFFSET = 40  # an index's pages are at most this many PDF pages after their printed numbers
 _INDENT_TOL = 3.0  # points: entries whose indents differ by less are on one level
 _PART_STEP = 1.0  # points: a part entry is set at least this much larger than the chapters
-_WRAP_ROWS = 3  # a title wrapped in a narrow column (or set large) takes at most this many rows
 
 
 @dataclass(slots=True)
@@ -102,20 +101,6 @@ class Toc:
         return [(e.level, e.title, e.page) for e in self.entries if e.page]
 
 
-@dataclass(slots=True)
-class _Row:
-    idx: list[int]  # line indices, left to right
-    x0: float
-    x1: float
-    y0: float
-    y1: float
-    text: str
-    size: float
-    bold: bool
-    block: int  # the block of its first line
-    ref: tuple[str, str] | None = None  # (title, page number) of a page-reference row
-
-
 def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
     """Find the printed TOC and index pages; mark their entry lines ``NAV``; read the TOC and
     set each entry's level and PDF page (``Toc.outline()``; the caller places them).
@@ -125,21 +110,21 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
     Only the entry rows (with a title's wrapped first row and a short label such as "Contents"
     right above them) become ``NAV``; other text on such a page stays text."""
     toc = Toc()
-    raw: list[tuple[int, list[_Row]]] = []
-    index: list[tuple[int, list[_Row]]] = []
+    raw: list[tuple[int, list[Row]]] = []
+    index: list[tuple[int, list[Row]]] = []
     sorted_pages: set[int] = set()  # TOC candidates whose titles run alphabetically too
     last_toc: tuple[int, int] | None = None  # (page, last page number) of the latest TOC page
     for p in range(len(page_starts) - 1):
         page_no = p + 1
-        rows = _rows(lines, page_starts[p], page_starts[p + 1])
+        rows = page_rows(lines, page_starts[p], page_starts[p + 1])
         refs = [r for r in rows if r.ref]
-        if len(refs) >= _MIN_ROWS:
-            _aligned_references(rows, refs)
+        if len(refs) >= MIN_ROWS:
+            aligned_references(rows, refs)
             refs = [r for r in rows if r.ref]
         follows = last_toc is not None and last_toc[0] == page_no - 1
         # the rows a wrapped title began on are the entries' too (many in a narrow column)
-        nav = len(refs) >= _MIN_ROWS and len(refs) >= _NAV_SHARE * (len(rows) - sum(
-            len(_wrapped_rows(rows, k)) for k, r in enumerate(rows) if r.ref))
+        nav = len(refs) >= MIN_ROWS and len(refs) >= _NAV_SHARE * (len(rows) - sum(
+            len(wrapped_rows(rows, k)) for k, r in enumerate(rows) if r.ref))
         if not nav and follows and refs:
             rows = _leading_references(rows)  # the TOC's last entries, then the body
             refs = [r for r in rows if r.ref]
@@ -150,7 +135,7 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
         rows = _entry_rows(rows)
         _mark(rows, lines, NAV)
         pairs = [r.ref for r in refs if r.ref is not None]
-        nums = [_value(num)[0] for _, num in pairs]
+        nums = [page_value(num)[0] for _, num in pairs]
         titles = [norm_title(strip_numbering(title)) for title, _ in pairs]
         rising = _ascending(nums, moves=True) >= _ASCENDING
         alphabetical = _ascending(titles) >= _ASCENDING
@@ -196,9 +181,9 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
     return toc
 
 
-def _index_pairs(rows: Sequence[_Row]) -> list[tuple[str, int]]:
+def _index_pairs(rows: Sequence[Row]) -> list[tuple[str, int]]:
     """(term, printed page) of an index page's rows, terms of three characters or more."""
-    pairs = [(_term(r.ref[0]), _value(r.ref[1])[0]) for r in rows if r.ref is not None]
+    pairs = [(_term(r.ref[0]), page_value(r.ref[1])[0]) for r in rows if r.ref is not None]
     return [(t, n) for t, n in pairs if len(t) >= 3]
 
 
@@ -210,13 +195,13 @@ def _term(title: str) -> str:
     return last.split(",")[0].strip()[:40]
 
 
-def _entry_rows(rows: Sequence[_Row]) -> list[_Row]:
+def _entry_rows(rows: Sequence[Row]) -> list[Row]:
     """The rows a TOC or index page sets aside: its reference rows, the rows a wrapped title
     starts on, and a short label ("Contents", "Index") right above the first of them."""
     keep = [r.ref is not None for r in rows]
     for k, r in enumerate(rows):
         if r.ref is not None:
-            for j in _wrapped_rows(rows, k):
+            for j in wrapped_rows(rows, k):
                 keep[j] = True
     first = next((k for k, r in enumerate(rows) if r.ref is not None), None)
     if first and not keep[first - 1] and len(rows[first - 1].text.split()) <= _LABEL_WORDS:
@@ -224,35 +209,7 @@ def _entry_rows(rows: Sequence[_Row]) -> list[_Row]:
     return [r for r, kept in zip(rows, keep, strict=True) if kept]
 
 
-def _wrapped_rows(rows: Sequence[_Row], k: int) -> list[int]:
-    """The rows above reference row ``k`` that its title began on (a narrow column wraps one
-    title over up to ``_WRAP_ROWS`` rows), top first; none when the row above is no part of it."""
-    out: list[int] = []
-    j = k - 1
-    while (j >= 0 and len(out) < _WRAP_ROWS - 1 and rows[j].ref is None
-           and _wraps(rows[j], rows[j + 1])):
-        out.insert(0, j)
-        j -= 1
-    return out
-
-
-def _join_wrapped(texts: Sequence[str]) -> str:
-    """A title's rows as one line; a word hyphenated at a row's end is joined ("adjust-" +
-    "ment" is "adjustment")."""
-    out = ""
-    for k, text in enumerate(texts):
-        text = text.strip() if k == len(texts) - 1 else _LEADERS.sub("", text).strip()
-        out = join_row(out, text)
-    return out
-
-
-def _wraps(first: _Row, row: _Row) -> bool:
-    """``first`` is the first row of the title ``row`` ends: set alike, close above it."""
-    return (len(first.text) > 3 and abs(first.size - row.size) <= 0.5 and first.bold == row.bold
-            and row.y0 - first.y1 < 0.6 * row.size and row.x0 >= first.x0 - 1)
-
-
-def _confirm_index(index: Sequence[tuple[int, list[_Row]]], lines: Sequence[Line],
+def _confirm_index(index: Sequence[tuple[int, list[Row]]], lines: Sequence[Line],
                    page_starts: Sequence[int], toc: Toc) -> None:
     """Index candidates stay set aside when half their terms are words of the page they name
     (the printed-to-PDF offset: the TOC's, else the best over a sample); else they are text."""
@@ -277,7 +234,7 @@ def _confirm_index(index: Sequence[tuple[int, list[_Row]]], lines: Sequence[Line
             _mark(rows, lines, BODY)
 
 
-def _mark(rows: Sequence[_Row], lines: Sequence[Line], role: int) -> None:
+def _mark(rows: Sequence[Row], lines: Sequence[Line], role: int) -> None:
     for r in rows:
         for i in r.idx:
             lines[i].role = role
@@ -294,10 +251,10 @@ def page_ranges(pages: Sequence[int]) -> str:
     return ", ".join(out)
 
 
-def _leading_references(rows: Sequence[_Row]) -> list[_Row]:
+def _leading_references(rows: Sequence[Row]) -> list[Row]:
     """The rows from the top of a page that still belong to the TOC ended on the page before:
     page-reference rows and the rows their titles wrap from, up to the first other row."""
-    out: list[_Row] = []
+    out: list[Row] = []
     for k, r in enumerate(rows):
         if r.ref is None and not (k + 1 < len(rows) and rows[k + 1].ref is not None):
             break
@@ -315,150 +272,7 @@ def _ascending(values: Sequence[Any], *, moves: bool = False) -> float:
     return sum(b >= a for a, b in pairs) / max(1, len(pairs))
 
 
-def _rows(lines: Sequence[Line], start: int, stop: int) -> list[_Row]:
-    """The page's lines grouped into visual rows (overlapping vertically), in reading order:
-    top to bottom, and column by column where the page sets its lines in two (``_columns``)."""
-    idx = [i for i in range(start, stop) if lines[i].role == BODY]
-    idx.sort(key=lambda i: (lines[i].y0 + lines[i].y1) / 2)
-    return [row for ids, shift in _columns(idx, lines) for row in _group_rows(ids, lines, shift)]
-
-
-def _columns(idx: Sequence[int], lines: Sequence[Line]) -> list[tuple[list[int], float]]:
-    """The page's lines (top to bottom) as the runs a reader takes in turn, each with the shift
-    that puts it under the first column: ``[(idx, 0.0)]`` for a page set in one column.
-
-    A page is set in two columns (a TOC printed in two, as LaTeX's ``multicols`` does) when a
-    gutter in the middle of its text is crossed by few lines (a full-width heading above, a
-    footer below) and the lines on each side are text, not just page numbers: a one-column TOC
-    without leaders also leaves a gap between its titles and their numbers.  The right column
-    is shifted by the difference of the columns' right edges (where the page numbers end), so
-    indents, and thus levels, compare across columns."""
-    if len(idx) < 2 * _MIN_ROWS:
-        return [(list(idx), 0.0)]
-    left = min(lines[i].x0 for i in idx)
-    right = max(lines[i].x1 for i in idx)
-    width = right - left
-    starts = sorted(lines[i].x0 for i in idx)
-    ends = sorted(lines[i].x1 for i in idx)
-    best: tuple[int, float] | None = None
-    for x in sorted({e + 0.5 for e in ends} | {s - 0.5 for s in starts}):
-        if not left + 0.3 * width <= x <= left + 0.7 * width:
-            continue
-        # lines crossing x: begun before it, not ended by it (every line ends after it begins)
-        crossing = bisect_left(starts, x) - bisect_right(ends, x)
-        if best is None or crossing < best[0]:
-            best = (crossing, x)
-    if best is None or best[0] > max(2, 0.1 * len(idx)):
-        return [(list(idx), 0.0)]
-    gutter = best[1]
-    first = [i for i in idx if lines[i].x1 <= gutter]
-    second = [i for i in idx if lines[i].x0 >= gutter]
-    if min(len(first), len(second)) < _MIN_ROWS or sum(
-            1 for i in second if sum(ch.isalpha() for ch in lines[i].text) >= 3) < 0.5 * len(second):
-        return [(list(idx), 0.0)]
-    top = min(lines[i].y0 for i in first + second)
-    spanning = [i for i in idx if lines[i].x0 < gutter < lines[i].x1]
-    above = [i for i in spanning if lines[i].y1 <= top]
-    below = [i for i in spanning if lines[i].y1 > top]
-    shift = max(lines[i].x1 for i in second) - max(lines[i].x1 for i in first)
-    runs = [(above, 0.0), (first, 0.0), (second, shift), (below, 0.0)]
-    return [(ids, dx) for ids, dx in runs if ids]
-
-
-def _group_rows(idx: Sequence[int], lines: Sequence[Line], shift: float = 0.0) -> list[_Row]:
-    """``idx`` (top to bottom) grouped into rows; ``shift`` is taken off their x positions."""
-    groups: list[list[int]] = []
-    top = bottom = 0.0  # of the last group
-    for i in idx:
-        ln = lines[i]
-        if groups:
-            overlap = min(bottom, ln.y1) - max(top, ln.y0)
-            if overlap >= 0.5 * min(ln.height, bottom - top):
-                groups[-1].append(i)
-                top, bottom = min(top, ln.y0), max(bottom, ln.y1)
-                continue
-        groups.append([i])
-        top, bottom = ln.y0, ln.y1
-    rows = []
-    for g in groups:
-        g.sort(key=lambda i: lines[i].x0)
-        parts = [lines[i] for i in g]
-        # leaders written as a piece of their own (their place in the text is not reliable:
-        # the title and its number may come as one piece that spans them)
-        words = [p for p in parts if not _ONLY_LEADERS.match(p.text)] or parts
-        leaders = len(words) < len(parts)
-        text = " ".join(p.text for p in words)
-        chars = sum(len(p.text) for p in parts) or 1
-        size = sum(p.size * len(p.text) for p in parts) / chars
-        bold = sum(len(p.text) for p in parts if p.bold) >= 0.6 * chars
-        row = _Row(g, parts[0].x0 - shift, parts[-1].x1 - shift, min(p.y0 for p in parts),
-                   max(p.y1 for p in parts), text, size, bold, parts[0].block)
-        row.ref = _reference(text, words, leaders)
-        rows.append(row)
-    return rows
-
-
-def _aligned_references(rows: Sequence[_Row], refs: Sequence[_Row]) -> None:
-    """On a page with page-reference rows, a row ending in a number at their right edge is one
-    too, leaders or not (LaTeX sets chapter entries without leaders, and a title and its number
-    in one piece when they share a font)."""
-    edge = sorted(r.x1 for r in refs)[len(refs) // 2]
-    for k, r in enumerate(rows):
-        if r.ref is not None or abs(r.x1 - edge) > _EDGE_TOL:
-            continue
-        # a justified line of a paragraph ends at that edge too ("... founded in 2003"): a row
-        # continuing the block of a row above that is no reference is not one, unless it is
-        # the last row of a wrapped title: dots lead to its number ("pressure filter . . 5"),
-        # or it hangs indented under the row above, as no paragraph line does
-        above = rows[k - 1] if k else None
-        if (above is not None and above.ref is None and above.block == r.block
-                and not _SHORT_LEADERS.search(r.text) and r.x0 <= above.x0 + 1):
-            continue
-        m = _NUM.search(r.text)
-        if m and m.group("num").isdigit():
-            title = r.text[: m.start()].strip()
-            if title and not title[-1].isdigit():
-                r.ref = (_LEADERS.sub("", title).strip() or title, m.group("num"))
-
-
-def _reference(text: str, parts: Sequence[Line], leaders: bool) -> tuple[str, str] | None:
-    """(title, page number) when the row ends in a page reference: a number after dot
-    leaders, or a number that is its own piece, set well apart to the right of the title."""
-    m = _NUM.search(text)
-    if m is None:
-        return None
-    before = text[: m.start()]
-    title = _LEADERS.sub("", before).strip()
-    if not title:  # leaders and a number alone: the end of a title wrapped from the row above
-        return ("", m.group("num")) if leaders or _dotted(before) else None
-    leaders = leaders or _dotted(before[len(title):])
-    last = parts[-1]
-    if len(parts) >= 2 and last.text.strip() == m.group("num"):
-        gap = last.x0 - parts[-2].x1
-    else:
-        gap = last.tail_gap if last.text.endswith(m.group("num")) else 0.0
-    apart = gap >= _APART * last.size
-    return (title, m.group("num")) if leaders or apart else None
-
-
-def _dotted(leaders: str) -> bool:
-    """``leaders`` (what ``_LEADERS`` strips after a title) holds dot leaders: three dots or
-    more, or an ellipsis."""
-    return sum(leaders.count(c) for c in ".\u00b7\u2024\u2027_") >= 3 or "\u2026" in leaders
-
-
-def _value(num: str) -> tuple[int, bool]:
-    if num.isdigit():
-        return int(num), False
-    total, prev = 0, 0
-    for ch in reversed(num.lower()):
-        v = _ROMAN_VALUES[ch]
-        total = total - v if v < prev else total + v
-        prev = max(prev, v)
-    return total, True
-
-
-def _entries(pages: Sequence[tuple[int, list[_Row]]]) -> list[TocEntry]:
+def _entries(pages: Sequence[tuple[int, list[Row]]]) -> list[TocEntry]:
     """TOC entries in printed order; a title wrapped onto the next row is joined, and an
     entry printed twice in one TOC is kept once (a set of books repeats "1. Introduction,
     page 1" in each book's TOC: those are different headings)."""
@@ -474,13 +288,13 @@ def _entries(pages: Sequence[tuple[int, list[_Row]]]) -> list[TocEntry]:
                 continue
             title = r.ref[0]
             x0, size, bold = r.x0, r.size, r.bold
-            if wrapped := _wrapped_rows(rows, k):  # a title wrapped over rows: joined
-                title = _join_wrapped([*(rows[j].text for j in wrapped), title])
+            if wrapped := wrapped_rows(rows, k):  # a title wrapped over rows: joined
+                title = join_wrapped([*(rows[j].text for j in wrapped), title])
                 first = rows[wrapped[0]]
                 x0, size, bold = first.x0, first.size, first.bold
             if not norm_title(strip_numbering(title)):
                 continue
-            number, roman = _value(r.ref[1])
+            number, roman = page_value(r.ref[1])
             key = (run, norm_title(title), number)
             if key in seen:
                 continue
@@ -552,16 +366,16 @@ def _place(entries: list[TocEntry], lines: Sequence[Line], page_starts: Sequence
             for k in _keys(ln.text):
                 where[k].append(p + 1)
         # a heading set large wraps ("Coupling pressure" / "operation 4"): up to
-        # ``_WRAP_ROWS`` lines set alike, one right below the other
+        # ``WRAP_ROWS`` lines set alike, one right below the other
         for start in range(len(body)):
             run = [body[start]]
-            for ln in body[start + 1:start + _WRAP_ROWS]:
+            for ln in body[start + 1:start + WRAP_ROWS]:
                 last = run[-1]
                 if not (abs(last.size - ln.size) <= 0.5 and last.bold == ln.bold
                         and 0 <= ln.y0 - last.y1 < last.size):
                     break
                 run.append(ln)
-                for k in _keys(_join_wrapped([x.text for x in run])):
+                for k in _keys(join_wrapped([x.text for x in run])):
                     where[k].append(p + 1)
     offsets: dict[tuple[int, bool], Counter[int]] = defaultdict(Counter)
     for e in entries:

@@ -1,0 +1,211 @@
+"""A page's lines as the rows of a printed table of contents (``hiqa.formats.pdf.toc``).
+
+Rows are assembled from the lines' positions, column by column where the page is set in two;
+a row that ends in a page reference (a number after dot leaders, or set apart at the right)
+carries its title and number; a title wrapped over rows is joined.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hiqa.formats.pdf.lines import BODY, Line, join_row
+
+_LEADERS = re.compile(r"[ .\u00b7\u2024\u2027_\u2026]+$")  # dot leaders and the spaces in them
+_SHORT_LEADERS = re.compile(r"(?:\s[.\u00b7])+\s+\S+$")  # ". . 5", " . 5": a short leader run
+_ONLY_LEADERS = re.compile(r"^[ .\u00b7\u2024\u2027_\u2026]{3,}$")
+ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
+_NUM = re.compile(r"(?<![\w,:;/-])(?<!\w\.)(?P<num>\d{1,4}|" + ROMAN + "|" + ROMAN.upper() + ")$")
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
+MIN_ROWS = 3  # a navigation page has at least this many page-reference rows
+_APART = 2.0  # em: a page number without leaders is set at least this far from its title
+_EDGE_TOL = 2.0  # points: page numbers of one TOC page end at one right edge
+WRAP_ROWS = 3  # a title wrapped in a narrow column (or set large) takes at most this many rows
+
+
+@dataclass(slots=True)
+class Row:
+    idx: list[int]  # line indices, left to right
+    x0: float
+    x1: float
+    y0: float
+    y1: float
+    text: str
+    size: float
+    bold: bool
+    block: int  # the block of its first line
+    ref: tuple[str, str] | None = None  # (title, page number) of a page-reference row
+
+
+def page_rows(lines: Sequence[Line], start: int, stop: int) -> list[Row]:
+    """The page's lines grouped into visual rows (overlapping vertically), in reading order:
+    top to bottom, and column by column where the page sets its lines in two (``_columns``)."""
+    idx = [i for i in range(start, stop) if lines[i].role == BODY]
+    idx.sort(key=lambda i: (lines[i].y0 + lines[i].y1) / 2)
+    return [row for ids, shift in _columns(idx, lines) for row in _group_rows(ids, lines, shift)]
+
+
+def _columns(idx: Sequence[int], lines: Sequence[Line]) -> list[tuple[list[int], float]]:
+    """The page's lines (top to bottom) as the runs a reader takes in turn, each with the shift
+    that puts it under the first column: ``[(idx, 0.0)]`` for a page set in one column.
+
+    A page is set in two columns (a TOC printed in two, as LaTeX's ``multicols`` does) when a
+    gutter in the middle of its text is crossed by few lines (a full-width heading above, a
+    footer below) and the lines on each side are text, not just page numbers: a one-column TOC
+    without leaders also leaves a gap between its titles and their numbers.  The right column
+    is shifted by the difference of the columns' right edges (where the page numbers end), so
+    indents, and thus levels, compare across columns."""
+    if len(idx) < 2 * MIN_ROWS:
+        return [(list(idx), 0.0)]
+    left = min(lines[i].x0 for i in idx)
+    right = max(lines[i].x1 for i in idx)
+    width = right - left
+    starts = sorted(lines[i].x0 for i in idx)
+    ends = sorted(lines[i].x1 for i in idx)
+    best: tuple[int, float] | None = None
+    for x in sorted({e + 0.5 for e in ends} | {s - 0.5 for s in starts}):
+        if not left + 0.3 * width <= x <= left + 0.7 * width:
+            continue
+        # lines crossing x: begun before it, not ended by it (every line ends after it begins)
+        crossing = bisect_left(starts, x) - bisect_right(ends, x)
+        if best is None or crossing < best[0]:
+            best = (crossing, x)
+    if best is None or best[0] > max(2, 0.1 * len(idx)):
+        return [(list(idx), 0.0)]
+    gutter = best[1]
+    first = [i for i in idx if lines[i].x1 <= gutter]
+    second = [i for i in idx if lines[i].x0 >= gutter]
+    if min(len(first), len(second)) < MIN_ROWS or sum(
+            1 for i in second if sum(ch.isalpha() for ch in lines[i].text) >= 3) < 0.5 * len(second):
+        return [(list(idx), 0.0)]
+    top = min(lines[i].y0 for i in first + second)
+    spanning = [i for i in idx if lines[i].x0 < gutter < lines[i].x1]
+    above = [i for i in spanning if lines[i].y1 <= top]
+    below = [i for i in spanning if lines[i].y1 > top]
+    shift = max(lines[i].x1 for i in second) - max(lines[i].x1 for i in first)
+    runs = [(above, 0.0), (first, 0.0), (second, shift), (below, 0.0)]
+    return [(ids, dx) for ids, dx in runs if ids]
+
+
+def _group_rows(idx: Sequence[int], lines: Sequence[Line], shift: float = 0.0) -> list[Row]:
+    """``idx`` (top to bottom) grouped into rows; ``shift`` is taken off their x positions."""
+    groups: list[list[int]] = []
+    top = bottom = 0.0  # of the last group
+    for i in idx:
+        ln = lines[i]
+        if groups:
+            overlap = min(bottom, ln.y1) - max(top, ln.y0)
+            if overlap >= 0.5 * min(ln.height, bottom - top):
+                groups[-1].append(i)
+                top, bottom = min(top, ln.y0), max(bottom, ln.y1)
+                continue
+        groups.append([i])
+        top, bottom = ln.y0, ln.y1
+    rows = []
+    for g in groups:
+        g.sort(key=lambda i: lines[i].x0)
+        parts = [lines[i] for i in g]
+        # leaders written as a piece of their own (their place in the text is not reliable:
+        # the title and its number may come as one piece that spans them)
+        words = [p for p in parts if not _ONLY_LEADERS.match(p.text)] or parts
+        leaders = len(words) < len(parts)
+        text = " ".join(p.text for p in words)
+        chars = sum(len(p.text) for p in parts) or 1
+        size = sum(p.size * len(p.text) for p in parts) / chars
+        bold = sum(len(p.text) for p in parts if p.bold) >= 0.6 * chars
+        row = Row(g, parts[0].x0 - shift, parts[-1].x1 - shift, min(p.y0 for p in parts),
+                   max(p.y1 for p in parts), text, size, bold, parts[0].block)
+        row.ref = _reference(text, words, leaders)
+        rows.append(row)
+    return rows
+
+
+def aligned_references(rows: Sequence[Row], refs: Sequence[Row]) -> None:
+    """On a page with page-reference rows, a row ending in a number at their right edge is one
+    too, leaders or not (LaTeX sets chapter entries without leaders, and a title and its number
+    in one piece when they share a font)."""
+    edge = sorted(r.x1 for r in refs)[len(refs) // 2]
+    for k, r in enumerate(rows):
+        if r.ref is not None or abs(r.x1 - edge) > _EDGE_TOL:
+            continue
+        # a justified line of a paragraph ends at that edge too ("... founded in 2003"): a row
+        # continuing the block of a row above that is no reference is not one, unless it is
+        # the last row of a wrapped title: dots lead to its number ("pressure filter . . 5"),
+        # or it hangs indented under the row above, as no paragraph line does
+        above = rows[k - 1] if k else None
+        if (above is not None and above.ref is None and above.block == r.block
+                and not _SHORT_LEADERS.search(r.text) and r.x0 <= above.x0 + 1):
+            continue
+        m = _NUM.search(r.text)
+        if m and m.group("num").isdigit():
+            title = r.text[: m.start()].strip()
+            if title and not title[-1].isdigit():
+                r.ref = (_LEADERS.sub("", title).strip() or title, m.group("num"))
+
+
+def _reference(text: str, parts: Sequence[Line], leaders: bool) -> tuple[str, str] | None:
+    """(title, page number) when the row ends in a page reference: a number after dot
+    leaders, or a number that is its own piece, set well apart to the right of the title."""
+    m = _NUM.search(text)
+    if m is None:
+        return None
+    before = text[: m.start()]
+    title = _LEADERS.sub("", before).strip()
+    if not title:  # leaders and a number alone: the end of a title wrapped from the row above
+        return ("", m.group("num")) if leaders or _dotted(before) else None
+    leaders = leaders or _dotted(before[len(title):])
+    last = parts[-1]
+    if len(parts) >= 2 and last.text.strip() == m.group("num"):
+        gap = last.x0 - parts[-2].x1
+    else:
+        gap = last.tail_gap if last.text.endswith(m.group("num")) else 0.0
+    apart = gap >= _APART * last.size
+    return (title, m.group("num")) if leaders or apart else None
+
+
+def _dotted(leaders: str) -> bool:
+    """``leaders`` (what ``_LEADERS`` strips after a title) holds dot leaders: three dots or
+    more, or an ellipsis."""
+    return sum(leaders.count(c) for c in ".\u00b7\u2024\u2027_") >= 3 or "\u2026" in leaders
+
+
+def page_value(num: str) -> tuple[int, bool]:
+    if num.isdigit():
+        return int(num), False
+    total, prev = 0, 0
+    for ch in reversed(num.lower()):
+        v = _ROMAN_VALUES[ch]
+        total = total - v if v < prev else total + v
+        prev = max(prev, v)
+    return total, True
+
+
+def wrapped_rows(rows: Sequence[Row], k: int) -> list[int]:
+    """The rows above reference row ``k`` that its title began on (a narrow column wraps one
+    title over up to ``WRAP_ROWS`` rows), top first; none when the row above is no part of it."""
+    out: list[int] = []
+    j = k - 1
+    while (j >= 0 and len(out) < WRAP_ROWS - 1 and rows[j].ref is None
+           and _wraps(rows[j], rows[j + 1])):
+        out.insert(0, j)
+        j -= 1
+    return out
+
+
+def join_wrapped(texts: Sequence[str]) -> str:
+    """A title's rows as one line; a word hyphenated at a row's end is joined ("adjust-" +
+    "ment" is "adjustment")."""
+    out = ""
+    for k, text in enumerate(texts):
+        text = text.strip() if k == len(texts) - 1 else _LEADERS.sub("", text).strip()
+        out = join_row(out, text)
+    return out
+
+
+def _wraps(first: Row, row: Row) -> bool:
+    """``first`` is the first row of the title ``row`` ends: set alike, close above it."""
+    return (len(first.text) > 3 and abs(first.size - row.size) <= 0.5 and first.bold == row.bold
+            and row.y0 - first.y1 < 0.6 * row.size and row.x0 >= first.x0 - 1)
