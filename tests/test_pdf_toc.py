@@ -351,6 +351,51 @@ def test_a_toc_row_that_opens_a_page_where_others_print_their_header_is_kept(
     assert _tree(tmp_path, doc) == [(1, s) for s in secs]
 
 
+def test_an_entry_the_page_break_splits_is_joined(tmp_path: Path) -> None:
+    """A TOC entry begins at the foot of one TOC page ("6 Adjusting the motor seal" /
+    "assembly and its long ser-") and ends at the head of the next ("vice procedures . . 8"):
+    the rows are joined (the page number printed below them left aside), so the chapter is
+    found, and the rows of both pages are TOC lines, not text. Its sections hung under the
+    chapter before."""
+    long = "6 Adjusting the motor seal assembly and its long service procedures"
+    secs = ["1 Scope", "2 Sampling sites", "3 Field methods", "4 Laboratory analysis",
+            "5 Quality control", long, "6.1 Results", "6.2 Discussion", "7 Outlook",
+            "8 Glossary"]
+    doc = pymupdf.open()
+    first = doc.new_page()
+    first.insert_text((72, 60), "Contents", fontsize=14)
+    y = _rows_page(first, 100, [(t, str(k + 3)) for k, t in enumerate(secs[:5])], leaders=True)
+    first.insert_text((72, y), "6 Adjusting the motor seal", fontsize=10)
+    first.insert_text((87, y + 14), "assembly and its long ser-", fontsize=10)
+    first.insert_text((300, 700), "iii", fontsize=10)
+    second = doc.new_page()
+    _rows_page(second, 72, [("vice procedures", "8"), ("6.1 Results", "8"),
+                            ("6.2 Discussion", "8"), ("7 Outlook", "9"), ("8 Glossary", "10")],
+               leaders=True, indent={"vice procedures": 15, "6.1 Results": 15,
+                                     "6.2 Discussion": 15})
+    for title in secs:
+        if title.startswith("6."):
+            continue
+        page = doc.new_page()
+        if title == long:
+            page.insert_text((72, 80), "6 Adjusting the motor seal assembly and its", fontsize=16)
+            page.insert_text((72, 100), "long service procedures", fontsize=16)
+            y = _prose(page, 130, 3, "Body text of the service procedures with detail.")
+            for sub in secs[6:8]:
+                page.insert_text((72, y + 20), sub, fontsize=12)
+                y = _prose(page, y + 44, 3, f"Body text of {sub[4:].lower()} with detail.")
+        else:
+            page.insert_text((72, 100), title, fontsize=16)
+            _prose(page, 130, 6, f"Body text of {title[2:].lower()} with several sentences.")
+    path = tmp_path / "split.pdf"
+    doc.save(path)
+    parsed = parse_pdf(path, path.name)
+    assert parsed.metadata["headings_from"] == "toc"
+    assert [(h.level, h.title) for h in parsed.headings] == [
+        (2 if "." in t.split()[0] else 1, t) for t in secs]
+    assert "ser-" not in parsed.markdown and "\nvice procedures" not in parsed.markdown
+
+
 def test_a_toc_printed_in_two_columns_gives_its_tree(tmp_path: Path) -> None:
     """A TOC set in two columns (LaTeX's multicols; biblatex's manual prints one), narrow enough
     that titles wrap over two or three rows with a hyphen: both columns are read as entries

@@ -49,9 +49,11 @@ from hiqa.formats.pdf.toc_rows import (
     WRAP_ROWS,
     Row,
     aligned_references,
+    continued,
     join_wrapped,
     page_rows,
     page_value,
+    title_tail,
     wrapped_rows,
 )
 
@@ -114,6 +116,7 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
     index: list[tuple[int, list[Row]]] = []
     sorted_pages: set[int] = set()  # TOC candidates whose titles run alphabetically too
     last_toc: tuple[int, int] | None = None  # (page, last page number) of the latest TOC page
+    tail: list[Row] = []  # rows ending a page that begin a title the next page ends
     for p in range(len(page_starts) - 1):
         page_no = p + 1
         rows = page_rows(lines, page_starts[p], page_starts[p + 1])
@@ -122,6 +125,9 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
             aligned_references(rows, refs)
             refs = [r for r in rows if r.ref]
         follows = last_toc is not None and last_toc[0] == page_no - 1
+        if follows and rows and (joined := continued(tail, rows[0])) is not None:
+            rows[0] = joined  # an entry the page break split: its title began on the page before
+            refs = [r for r in rows if r.ref]
         # the rows a wrapped title began on are the entries' too (many in a narrow column)
         nav = len(refs) >= MIN_ROWS and len(refs) >= _NAV_SHARE * (len(rows) - sum(
             len(wrapped_rows(rows, k)) for k, r in enumerate(rows) if r.ref))
@@ -132,6 +138,7 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
             continue
         if not refs:
             continue
+        tail = title_tail(rows)
         rows = _entry_rows(rows)
         _mark(rows, lines, NAV)
         pairs = [r.ref for r in refs if r.ref is not None]

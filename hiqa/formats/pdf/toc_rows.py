@@ -11,8 +11,9 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
-from hiqa.formats.pdf.lines import BODY, Line, join_row
+from hiqa.formats.pdf.lines import _PAGE_NUMBER, BODY, Line, join_row
 
 _LEADERS = re.compile(r"[ .\u00b7\u2024\u2027_\u2026]+$")  # dot leaders and the spaces in them
 _SHORT_LEADERS = re.compile(r"(?:\s[.\u00b7])+\s+\S+$")  # ". . 5", " . 5": a short leader run
@@ -193,6 +194,35 @@ def wrapped_rows(rows: Sequence[Row], k: int) -> list[int]:
         out.insert(0, j)
         j -= 1
     return out
+
+
+def title_tail(rows: Sequence[Row]) -> list[Row]:
+    """The rows after a page's last reference row when they may begin a title the next page
+    ends: fewer than ``WRAP_ROWS``, set alike, one close below the other (the page's own
+    number printed below them is not one of them)."""
+    k = len(rows)
+    while k and _PAGE_NUMBER.match(rows[k - 1].text):
+        k -= 1
+    rows = rows[:k]
+    while k and rows[k - 1].ref is None:
+        k -= 1
+    tail = list(rows[k:])
+    if len(tail) >= WRAP_ROWS or not all(_wraps(a, b) for a, b in pairwise(tail)):
+        return []
+    return tail
+
+
+def continued(tail: Sequence[Row], row: Row) -> Row | None:
+    """``row``, a reference row opening a page, joined to the ``tail`` of the page before when
+    it ends the title that tail begins ("7 Adjusting the motor seal" / "assembly and its long
+    ser-" | "vice procedures  15"): set alike, and its text starts in lower case."""
+    if (not tail or row.ref is None or not row.ref[0][:1].islower()
+            or abs(tail[0].size - row.size) > 0.5 or tail[0].bold != row.bold):
+        return None
+    first = tail[0]
+    title = join_wrapped([*(t.text for t in tail), row.ref[0]])
+    return Row([i for t in (*tail, row) for i in t.idx], first.x0, row.x1, row.y0, row.y1,
+               title, first.size, first.bold, first.block, (title, row.ref[1]))
 
 
 def join_wrapped(texts: Sequence[str]) -> str:
