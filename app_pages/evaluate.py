@@ -40,7 +40,8 @@ except ImportError as exc:
     st.stop()
 
 col = current_collection(required=False)
-DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
+SHIPPED_DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
+DEMO = settings().demo_override or SHIPPED_DEMO  # as `hiqa demo` takes it
 defaults = eval_defaults(col.documents if col is not None else {}, DEMO)
 scope = col.name if col is not None else ""
 keywords = collection_keywords(col.documents) if col is not None else {}
@@ -77,8 +78,7 @@ with st.form("eval"):
 if run:
     qpath: Path | None = None
     # what the app itself holds: the shipped demo (or HIQA_DEMO_DIR's copy) and the uploads
-    app_folders = tuple(p for p in (DEMO, settings().demo_override, settings().data_dir / "uploads")
-                        if p is not None)
+    app_folders = (SHIPPED_DEMO, DEMO, settings().data_dir / "uploads")
     if upload is None and questions.strip():
         qpath = server_path(questions, "Questions JSONL", extra=app_folders)
     corpus_path = (server_path(corpus, "Corpus folder", extra=app_folders) if corpus.strip()

@@ -607,6 +607,23 @@ def test_evaluate_page_runs_and_sends_weights_to_chat(app, data_dir, tmp_path, m
     assert at.slider(key="_w_alpha").value == 0.3
 
 
+def test_evaluate_page_without_a_collection_offers_the_demo_hiqa_demo_dir_names(
+        tmp_path, monkeypatch):
+    """With no collection, the Evaluate page prefills the demo's corpus and questions from
+    HIQA_DEMO_DIR's copy, as ``hiqa demo`` uses it (it took the checkout's data/demo)."""
+    demo = tmp_path / "demo"
+    (demo / "docs").mkdir(parents=True)
+    (demo / "questions.jsonl").write_text("", encoding="utf-8")
+    app_env(monkeypatch, tmp_path / "data")
+    monkeypatch.setenv("HIQA_DEMO_DIR", str(demo))
+    monkeypatch.setitem(sys.modules, "hiqa.demo", None)  # no first-start build: no collection
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at = at.switch_page("app_pages/evaluate.py").run()
+    assert not at.exception
+    assert by_label(at.text_input, "Corpus folder").value == str(demo / "docs")
+    assert by_label(at.text_input, "Questions JSONL").value == str(demo / "questions.jsonl")
+
+
 def test_evaluate_page_bad_questions_path_is_a_message(app, monkeypatch):
     monkeypatch.setenv("HIQA_ALLOWED_DIRS", "/")  # server paths are off without it
     at = app.switch_page("app_pages/evaluate.py").run()
