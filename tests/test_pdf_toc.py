@@ -396,6 +396,36 @@ def test_an_entry_the_page_break_splits_is_joined(tmp_path: Path) -> None:
     assert "ser-" not in parsed.markdown and "\nvice procedures" not in parsed.markdown
 
 
+def test_a_toc_of_documents_that_each_number_their_pages_from_one_is_read(
+        tmp_path: Path) -> None:
+    """Two reports bound in one PDF, each numbering its pages from 1, one TOC for both
+    (groff mom's collated documents print one): the fall back to page 1 is no descent, so
+    the TOC is one, and each report's entries find their pages by their own offset. Before,
+    the numbers did not ascend, the TOC was text (its rows segments) and the fonts decided."""
+    first = ["1 Scope", "2 Sampling sites", "3 Field methods", "4 Results"]
+    second = ["1 Budget overview", "2 Staff costs", "3 Equipment", "4 Outlook"]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Contents", fontsize=14)
+    rows = [(t, str(k // 2 + 1)) for k, t in enumerate(first)]
+    rows += [(t, str(k // 2 + 1)) for k, t in enumerate(second)]
+    _rows_page(page, 100, rows, leaders=True)
+    for titles in (first, second):
+        for k in range(0, 4, 2):
+            page = doc.new_page()
+            y = 80
+            for title in titles[k:k + 2]:
+                page.insert_text((72, y), title, fontsize=16)
+                y = _prose(page, y + 30, 8, f"Body text of {title[2:].lower()} in detail.") + 20
+    path = tmp_path / "bound.pdf"
+    doc.save(path)
+    parsed = parse_pdf(path, path.name)
+    assert parsed.metadata["headings_from"] == "toc"
+    assert [(h.title, h.page) for h in parsed.headings] == [
+        (t, 2 + k // 2) for k, t in enumerate(first)] + [(t, 4 + k // 2) for k, t in enumerate(second)]
+    assert "Budget overview ." not in parsed.markdown
+
+
 def test_a_toc_printed_in_two_columns_gives_its_tree(tmp_path: Path) -> None:
     """A TOC set in two columns (LaTeX's multicols; biblatex's manual prints one), narrow enough
     that titles wrap over two or three rows with a hyphen: both columns are read as entries

@@ -144,7 +144,7 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
         pairs = [r.ref for r in refs if r.ref is not None]
         nums = [page_value(num)[0] for _, num in pairs]
         titles = [norm_title(strip_numbering(title)) for title, _ in pairs]
-        rising = _ascending(nums, moves=True) >= _ASCENDING
+        rising = _ascending(nums, moves=True, restarts=True) >= _ASCENDING
         alphabetical = _ascending(titles) >= _ASCENDING
         if rising:  # a TOC, or a list whose titles also sort ("Lesson 1", ...): the body decides
             raw.append((page_no, rows))
@@ -271,11 +271,14 @@ def _leading_references(rows: Sequence[Row]) -> list[Row]:
     return out
 
 
-def _ascending(values: Sequence[Any], *, moves: bool = False) -> float:
+def _ascending(values: Sequence[Any], *, moves: bool = False, restarts: bool = False) -> float:
     """Share of neighbours in ascending order: a TOC's page numbers ascend, an index's titles.
     ``moves``: of the neighbours that differ only (an index column names one page for many
-    related terms in a row, and those equal neighbours made its numbers look ascending)."""
-    pairs = [(a, b) for a, b in pairwise(values) if not moves or a != b]
+    related terms in a row, and those equal neighbours made its numbers look ascending).
+    ``restarts``: a fall back to page 1 is no descent (a TOC of several documents bound
+    together, each numbering its pages from 1)."""
+    pairs = [(a, b) for a, b in pairwise(values) if (not moves or a != b)
+             and not (restarts and b == 1)]
     return sum(b >= a for a, b in pairs) / max(1, len(pairs))
 
 
@@ -286,9 +289,10 @@ def _entries(pages: Sequence[tuple[int, list[Row]]]) -> list[TocEntry]:
     out: list[TocEntry] = []
     seen: set[tuple[int, str, int]] = set()
     run, prev_page = 0, None
+    last: dict[bool, int] = {}  # the run's last page number, arabic and roman
     for page_no, rows in pages:
         if prev_page is not None and page_no - prev_page > 2:
-            run += 1
+            run, last = run + 1, {}
         prev_page = page_no
         for k, r in enumerate(rows):
             if r.ref is None:
@@ -302,6 +306,9 @@ def _entries(pages: Sequence[tuple[int, list[Row]]]) -> list[TocEntry]:
             if not norm_title(strip_numbering(title)):
                 continue
             number, roman = page_value(r.ref[1])
+            if number == 1 and last.get(roman, 1) > 1:  # numbering starts again: another document
+                run, last = run + 1, {}
+            last[roman] = number
             key = (run, norm_title(title), number)
             if key in seen:
                 continue
