@@ -426,6 +426,31 @@ def test_a_toc_of_documents_that_each_number_their_pages_from_one_is_read(
     assert "Budget overview ." not in parsed.markdown
 
 
+def test_a_toc_below_a_title_and_an_abstract_is_read(tmp_path: Path) -> None:
+    """An article prints its title, authors and abstract, then "Contents" and the TOC, on
+    its first page: the TOC rows were fewer than half the page's rows, so the page was no
+    TOC, its rows became headings ("1 Scope 2" at level 3) and segments. Now the run of
+    reference rows under a label set as a heading is the TOC; a table whose rows end in
+    numbers, with no such label, stays text (``test_text_beside_or_like_a_toc...``)."""
+    secs = ["1 Scope", "2 Sampling sites", "3 Field methods", "4 Results", "5 Discussion"]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((120, 80), "Nitrate in the upper river basin, 2019 to 2023", fontsize=17)
+    page.insert_text((220, 110), "A. Author and B. Author", fontsize=12)
+    page.insert_text((270, 140), "Abstract", fontsize=9, fontname="hebo")
+    y = _prose(page, 160, 12, "We measured nitrate at nine stations over five years and report.")
+    page.insert_text((72, y + 20), "Contents", fontsize=14, fontname="hebo")
+    _rows_page(page, y + 50, [(t, str(k + 2)) for k, t in enumerate(secs)], leaders=True)
+    _chapters(doc, secs)
+    path = tmp_path / "article.pdf"
+    doc.save(path)
+    parsed = parse_pdf(path, path.name)
+    assert parsed.metadata["headings_from"] == "toc"
+    assert [(h.level, h.title, h.page) for h in parsed.headings] == [
+        (1, t, k + 2) for k, t in enumerate(secs)]
+    assert "We measured nitrate" in parsed.markdown and "Sampling sites ." not in parsed.markdown
+
+
 def test_a_toc_printed_in_two_columns_gives_its_tree(tmp_path: Path) -> None:
     """A TOC set in two columns (LaTeX's multicols; biblatex's manual prints one), narrow enough
     that titles wrap over two or three rows with a hyphen: both columns are read as entries

@@ -131,11 +131,10 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
         # the rows a wrapped title began on are the entries' too (many in a narrow column)
         nav = len(refs) >= MIN_ROWS and len(refs) >= _NAV_SHARE * (len(rows) - sum(
             len(wrapped_rows(rows, k)) for k, r in enumerate(rows) if r.ref))
-        if not nav and follows and refs:
-            rows = _leading_references(rows)  # the TOC's last entries, then the body
+        if not nav and refs:
+            # the TOC's last entries, then the body; or a TOC below a title and an abstract
+            rows = _leading_references(rows) if follows else _reference_run(rows)
             refs = [r for r in rows if r.ref]
-        elif not nav:
-            continue
         if not refs:
             continue
         tail = title_tail(rows)
@@ -269,6 +268,27 @@ def _leading_references(rows: Sequence[Row]) -> list[Row]:
     while out and out[-1].ref is None:
         out.pop()
     return out
+
+
+def _reference_run(rows: Sequence[Row]) -> list[Row]:
+    """The longest run of page-reference rows (with the rows their titles wrap from) on a page
+    that also holds other text, when it has ``MIN_ROWS`` of them or more under a label set as
+    a heading ("Contents", larger or bolder than the rows): an article prints its TOC below
+    its title and abstract.  A table's rows ending in numbers have no such label."""
+    def label(row: Row, first: Row) -> bool:
+        return (row.ref is None and len(row.text.split()) <= _LABEL_WORDS
+                and sum(ch.isalpha() for ch in row.text) >= 3
+                and (row.size > first.size + 0.5 or row.bold > first.bold))
+
+    best: list[Row] = []
+    k = 0
+    while k < len(rows):
+        run = _leading_references(rows[k:])
+        start = k + 1 if len(run) >= 2 and label(rows[k], run[1]) else k  # the label, read
+        if start and len(run) - (start - k) > len(best) and label(rows[start - 1], rows[start]):
+            best = run[start - k:]  # as the row a title wraps from, is no entry
+        k += max(1, len(run))
+    return best if sum(r.ref is not None for r in best) >= MIN_ROWS else []
 
 
 def _ascending(values: Sequence[Any], *, moves: bool = False, restarts: bool = False) -> float:
