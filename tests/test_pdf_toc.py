@@ -451,6 +451,38 @@ def test_a_toc_below_a_title_and_an_abstract_is_read(tmp_path: Path) -> None:
     assert "We measured nitrate" in parsed.markdown and "Sampling sites ." not in parsed.markdown
 
 
+def test_levels_come_from_the_confirmed_toc_pages_only(tmp_path: Path) -> None:
+    """A page later in the document reads like a TOC (a price list with leaders, prices
+    rising) but nothing in the body confirms it: it stays text, and its indent (further
+    left than the TOC's) no longer ranks the TOC's indents, which pushed every chapter to
+    level 2."""
+    entries = [("1 Scope", False), ("1.1 Area", True), ("2 Methods", False),
+               ("2.1 Sampling", True), ("3 Results", False), ("3.1 Nitrate", True)]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Contents", fontsize=14)
+    _rows_page(page, 100, [(t, str(2 + k // 2)) for k, (t, _) in enumerate(entries)],
+               leaders=True, indent={t: 15 for t, sub in entries if sub})
+    for k in range(0, 6, 2):
+        page = doc.new_page()
+        page.insert_text((72, 80), entries[k][0], fontsize=16)
+        y = _prose(page, 110, 4, f"Body text of {entries[k][0][2:].lower()} in some detail.")
+        page.insert_text((72, y + 20), entries[k + 1][0], fontsize=12)
+        _prose(page, y + 44, 4, f"Body text of {entries[k + 1][0][4:].lower()} in detail.")
+    page = doc.new_page()
+    page.insert_text((40, 60), "Prices", fontsize=14)
+    items = ["Anchor bolt", "Bracket", "Cable tie", "Dowel", "Eye bolt", "Flange"]
+    _rows_page(page, 90, [(i, str(10 + 5 * k)) for k, i in enumerate(items)], leaders=True,
+               x=40)
+    path = tmp_path / "levels.pdf"
+    doc.save(path)
+    parsed = parse_pdf(path, path.name)
+    assert parsed.metadata["headings_from"] == "toc"
+    assert [(h.level, h.title) for h in parsed.headings] == [
+        (2 if sub else 1, t) for t, sub in entries]
+    assert "Anchor bolt" in parsed.markdown
+
+
 def test_a_toc_printed_in_two_columns_gives_its_tree(tmp_path: Path) -> None:
     """A TOC set in two columns (LaTeX's multicols; biblatex's manual prints one), narrow enough
     that titles wrap over two or three rows with a hyphen: both columns are read as entries

@@ -156,7 +156,6 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
             _mark(rows, lines, BODY)
     entries = _entries(raw)
     if entries:
-        _assign_levels(entries)
         _place(entries, lines, page_starts, toc)
     # a TOC page is one when the body confirms its entries; otherwise its rows are text
     # (a page may end the TOC and begin a list of tables, whose entries are captions)
@@ -181,6 +180,7 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
         if e.source in kept and (key := (norm_title(e.title), e.page)) not in placed:
             placed.add(key)
             toc.entries.append(e)
+    _assign_levels(toc.entries)  # from the confirmed pages' indents only
     toc.found = sum(e.found for e in toc.entries)
     if index:
         _confirm_index(index, lines, page_starts, toc)
