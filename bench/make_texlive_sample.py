@@ -1,0 +1,58 @@
+"""A seeded random sample of the PDF manuals Debian's texlive-doc ships, as heading cases.
+
+    apt-get install -y --no-install-recommends texlive-latex-recommended-doc texlive-bibtex-extra \
+        texlive-metapost-doc          # among others: the sample is drawn from what is installed
+    python bench/make_texlive_sample.py DIR [--n 40] [--seed 7]
+    python bench/bench_structure.py --cases DIR
+
+Held-out data for PDF structure (docs/pdf-structure.md): nobody chose these files. Every PDF
+under ``/usr/share/doc/texlive-doc`` with 5 to 300 pages and an outline of 8 entries or more is
+a candidate; ``--n`` of them are drawn with ``--seed``, and ``make_pdf_cases.py`` (shared bench)
+copies each without its outline and keeps the outline as the gold.  LaTeX manuals by hundreds
+of authors and classes: the outline is hyperref's, a faithful gold as a rule.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pymupdf
+from _common import SHARED_BENCH
+
+ROOT = Path("/usr/share/doc/texlive-doc")
+
+
+def candidates() -> list[Path]:
+    out = []
+    for pdf in sorted(ROOT.rglob("*.pdf")):
+        try:
+            with pymupdf.open(pdf) as doc:
+                if 5 <= doc.page_count <= 300 and len(doc.get_toc()) >= 8:
+                    out.append(pdf)
+        except (RuntimeError, ValueError) as exc:  # a broken file is no candidate
+            print(f"skipped {pdf}: {exc}", file=sys.stderr)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("outdir", type=Path)
+    ap.add_argument("--n", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=7)
+    a = ap.parse_args()
+    if not ROOT.is_dir():
+        raise SystemExit(f"{ROOT} is missing: install Debian's texlive-*-doc packages")
+    pool = candidates()
+    random.Random(a.seed).shuffle(pool)
+    sample = pool[: a.n]
+    args = [arg for pdf in sample for arg in ("--pdf", str(pdf))]
+    subprocess.run([sys.executable, str(SHARED_BENCH / "make_pdf_cases.py"), str(a.outdir), *args],
+                   check=True, stdout=subprocess.DEVNULL)
+    print(f"{len(sample)} of {len(pool)} candidates in {a.outdir}")
+
+
+if __name__ == "__main__":
+    main()
