@@ -284,10 +284,13 @@ def _reference_run(rows: Sequence[Row]) -> list[Row]:
     k = 0
     while k < len(rows):
         run = _leading_references(rows[k:])
-        start = k + 1 if len(run) >= 2 and label(rows[k], run[1]) else k  # the label, read
-        if start and len(run) - (start - k) > len(best) and label(rows[start - 1], rows[start]):
-            best = run[start - k:]  # as the row a title wraps from, is no entry
-        k += max(1, len(run))
+        step = max(1, len(run))
+        above = rows[k - 1] if k else None
+        if len(run) >= 2 and label(run[0], run[1]):  # the label, read as a title's first row
+            above, run = run[0], run[1:]
+        if run and above is not None and len(run) > len(best) and label(above, run[0]):
+            best = run
+        k += step
     return best if sum(r.ref is not None for r in best) >= MIN_ROWS else []
 
 
