@@ -209,6 +209,9 @@ def show_evidence(turn: dict[str, Any]) -> None:
         said = ", ".join(f"“{escape_markdown(k)}”" for k in result.names_of(named))
         st.caption(f"The question names **{escape_markdown(title)}** (by {said}): its segments "
                    "come first. Set β to 0 to rank every document alike.")
+    if result.not_names and beta > 0:
+        st.caption(" ".join(escape_markdown(w.message()) + "." for w in result.not_names)
+                   + " Its document gets the keyword bonus only.")
     if names_reorder(result.candidates, beta):
         st.caption(f"The question names a document: its segments are ordered among the places "
                    f"they hold by the whole question and by “"

@@ -160,6 +160,7 @@ class LexicalIndex:
                        "context": np.array([code[d] for d in self._context_docs], dtype=np.int64)}
         self._named: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {
             "body": {}, "context": {}}
+        self._used_by: dict[str, frozenset[str]] = {}
 
     def _named_postings(self, field: str, title_terms: Iterable[str]
                         ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -223,6 +224,28 @@ class LexicalIndex:
                                            self._named_postings("context", title_terms))
             total += context.take(self._context_of)
         return total
+
+    def body_documents(self, text: str) -> frozenset[str] | None:
+        """The documents some segment body of which holds every BM25 term of ``text``: how
+        widely the collection uses a word (``keywords.naming``); None when ``text`` has no
+        term the index keeps (a stop word).  Cached per index."""
+        words = set(terms(text))
+        if not words:
+            return None
+        found = self._used_by.get(text)
+        if found is None:
+            docs: set[str] | None = None
+            body = self._body
+            for t in words:
+                row = body.vocab.get(t) if body is not None else None
+                if body is None or row is None:
+                    docs = set()
+                    break
+                segs = body.indices[body.indptr[row]:body.indptr[row + 1]]
+                here = {str(d) for d in np.unique(self.doc_ids[segs])}
+                docs = here if docs is None else docs & here
+            found = self._used_by[text] = frozenset(docs or ())
+        return found
 
     def position(self, segment_id: str) -> int | None:
         return self._pos.get(segment_id)

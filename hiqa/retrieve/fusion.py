@@ -75,6 +75,9 @@ class Candidates:
     unnamed_query: str = ""
     """The question without the document names it holds (``keywords.without_phrases``), when
     it names one and asks something besides; empty otherwise."""
+    names: np.ndarray | None = None
+    """Of the ``matches``, how many the question uses as names of the candidate's document
+    (``keywords.naming``): what :func:`named_first` reads; None: every match is a name."""
     unnamed_dense: np.ndarray | None = None
     unnamed_bm25: np.ndarray | None = None
     """Both routes' raw scores for ``unnamed_query`` on the candidates of the documents the
@@ -91,7 +94,7 @@ class Candidates:
             "bm25": _frozen(self.bm25, np.float64),
             "matches": _frozen(self.matches, np.int64),
         }
-        for name in ("sections", "documents"):
+        for name in ("sections", "documents", "names"):
             if getattr(self, name) is not None:
                 arrays[name] = _frozen(getattr(self, name), np.int64)
         for name in ("unnamed_dense", "unnamed_bm25"):
@@ -279,8 +282,9 @@ def fuse(
 
     Calling it again on the same candidates with other α, β or method is re-fusion: no retrieval
     is repeated.  With β > 0 the documents the question names come first
-    (:func:`named_first`); ``named_documents_first=False`` leaves them to Eq. 2's bonus alone
-    (the measurement against it).
+    (:func:`named_first`, on ``names``: a keyword the question uses as an ordinary word keeps only
+    the bonus); ``named_documents_first=False`` leaves them all to Eq. 2's bonus (the
+    measurement against it).
     """
     if isinstance(method, str) and not isinstance(method, FusionMethod):
         method = FusionMethod.from_str(method)
@@ -300,7 +304,7 @@ def fuse(
     if candidates.sections is not None:
         order = one_per_section(order, candidates.sections)
     if beta > 0 and named_documents_first:
-        order = named_first(order, candidates.matches)
+        order = named_first(order, named_counts(candidates))
     order.setflags(write=False)
     return Ranking(
         candidate_ids=candidates.ids,
@@ -311,6 +315,11 @@ def fuse(
         alpha=float(alpha),
         beta=float(beta),
     )
+
+
+def named_counts(c: Candidates) -> np.ndarray:
+    """Each candidate's count of keywords the question uses as its document's names."""
+    return c.matches if c.names is None else c.names
 
 
 def names_reorder(c: Candidates, beta: float) -> bool:

@@ -24,6 +24,7 @@ from hiqa.index.derived import Derived, derived
 from hiqa.index.lexical import LexicalIndex
 from hiqa.index.parts import Parts
 from hiqa.index.payload import payload_key, segment_reader
+from hiqa.keywords.naming import Naming, naming
 from hiqa.keywords.records import KeywordSources
 from hiqa.keywords.rules import (
     normalize_keyword,
@@ -32,7 +33,15 @@ from hiqa.keywords.rules import (
     without_phrases,
 )
 from hiqa.model import Segment
-from hiqa.retrieve.fusion import Candidates, FusionMethod, Ranking, Weights, adaptive_weights, fuse
+from hiqa.retrieve.fusion import (
+    Candidates,
+    FusionMethod,
+    Ranking,
+    Weights,
+    adaptive_weights,
+    fuse,
+    named_counts,
+)
 from hiqa.retrieve.params import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD, check_k, check_weights
 
 MAX_QUERY_CHARS = 4000
@@ -100,9 +109,12 @@ class SearchResult:
     segments: Mapping[str, Segment]
     timings: dict[str, float] = field(default_factory=dict)
     named: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    """The candidates' documents whose keywords the question holds most of (Eq. 2's m = M >
-    0), each with those keywords as written; one when the question names exactly one
-    document, empty when it names none."""
+    """The candidates' documents whose keywords the question uses as names most
+    (``keywords.naming``), each with those keywords as written; one when the question names
+    exactly one document, empty when it names none."""
+    not_names: tuple[Naming, ...] = ()
+    """The document keywords the question holds but uses as ordinary words: they keep Eq. 2's
+    soft bonus only, and the app says so."""
 
     def rank(self, method: str = DEFAULT_METHOD, alpha: float = DEFAULT_ALPHA,
              beta: float = DEFAULT_BETA, k: int = 10, *, adaptive: bool = False) -> list[Hit]:
@@ -126,8 +138,9 @@ class SearchResult:
 
     @property
     def names_document(self) -> bool:
-        """Whether the question holds a keyword of some candidate's document (Eq. 2's M > 0)."""
-        return bool(len(self.candidates)) and int(self.candidates.matches.max()) > 0
+        """Whether the question holds a keyword of some candidate's document (Eq. 2's M > 0)
+        and uses it as a name."""
+        return bool(len(self.candidates)) and int(named_counts(self.candidates).max()) > 0
 
     @property
     def named_document(self) -> str | None:
@@ -235,7 +248,9 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
     bm25_ids = [lexical.ids[i] for i in top_b[bm25_all[top_b] > 0].tolist()]  # not 0, not -inf
     timings["bm25"] = time.perf_counter() - t1
     t2 = time.perf_counter()
-    ids = list(dict.fromkeys([sid for sid, _ in dense_hits] + bm25_ids))
+    # sorted: the store returns equal scores in no fixed order, and fusion breaks ties by
+    # candidate order, so two fresh ingests of one corpus would rank identical text apart
+    ids = sorted({sid for sid, _ in dense_hits} | set(bm25_ids))
     doc_of = visible_docs(parts, d, ids)  # registered versions only; payloads are read lazily
     ids = [i for i in ids if i in doc_of]
     missing = [i for i in ids if i not in dense_scores]
@@ -246,24 +261,56 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
     bm25 = _candidate_bm25(bm25_all, pos, np.ones(len(ids), dtype=bool), 0.0)
     phrases = query_phrases(query)
     documents = parts.registry.documents
-    named: dict[str, frozenset[str]] = {doc: _normalized(d, documents, doc) & phrases
-                                        for doc in set(doc_of.values())}
-    matches = np.array([len(named[doc_of[i]]) for i in ids], dtype=np.int64)
+    matched: dict[str, frozenset[str]] = {doc: _normalized(d, documents, doc) & phrases
+                                          for doc in set(doc_of.values())}
+    namings = _namings(d, documents, query, matched)
+    named = {doc: frozenset(k for k in found if namings[k].strong)
+             for doc, found in matched.items()}
+    matches = np.array([len(matched[doc_of[i]]) for i in ids], dtype=np.int64)
+    names = np.array([len(named[doc_of[i]]) for i in ids], dtype=np.int64)
     timings["union"] = time.perf_counter() - t2
     unnamed = _unnamed_scores(parts, lexical, query, frozenset().union(*named.values()), ids, pos,
-                              matches > 0, timings)
+                              names > 0, timings)
     if unnamed:
         number = {doc: n for n, doc in enumerate(sorted(named))}
         unnamed["documents"] = np.array([number[doc_of[i]] for i in ids], dtype=np.int64)
     cands = Candidates(ids=tuple(ids), dense=dense, dense_content=content, bm25=bm25,
-                       matches=matches, query=query, sections=lexical.sections(pos), **unnamed)
+                       matches=matches, names=names, query=query,
+                       sections=lexical.sections(pos), **unnamed)
     segments = CandidateSegments(ids, lambda wanted: fetch(parts, d, wanted))
     most = max(map(len, named.values()), default=0)
     chosen = {doc: tuple(k for k in KeywordSources.of(documents[doc]).texts()
                          if normalize_keyword(k) in found)
               for doc, found in sorted(named.items()) if most and len(found) == most}
+    weak = tuple(sorted((n for n in namings.values() if not n.strong), key=lambda n: n.keyword))
     return SearchResult(query=query, candidates=cands, segments=segments, timings=timings,
-                        named=chosen)
+                        named=chosen, not_names=weak)
+
+
+def _namings(d: Derived, documents: dict[str, dict[str, Any]], query: str,
+             matched: Mapping[str, frozenset[str]]) -> dict[str, Naming]:
+    """How the question uses each document keyword it holds (``keywords.naming``), by its
+    normalised form."""
+    keys = frozenset().union(*matched.values())
+    if not keys:
+        return {}
+    every = {doc: _normalized(d, documents, doc) for doc in documents}
+    written: dict[str, str] = {}
+    for doc, found in matched.items():
+        for k in KeywordSources.of(documents[doc]).texts():
+            if normalize_keyword(k) in found:
+                written.setdefault(normalize_keyword(k), k)
+
+    def spread(keyword: str) -> float | None:
+        used = d.lexical.body_documents(keyword)
+        if used is None:
+            return None
+        key = normalize_keyword(keyword)
+        carriers = {doc for doc, ks in every.items() if key in ks}
+        others = len(every) - len(carriers)
+        return len(used - carriers) / others if others else 0.0
+
+    return {key: naming(query, written.get(key, key), spread) for key in sorted(keys)}
 
 
 def _normalized(d: Derived, documents: dict[str, dict[str, Any]], doc_id: str) -> frozenset[str]:
