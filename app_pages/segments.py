@@ -35,6 +35,7 @@ TITLE_SOURCES = {
     "heading": "from the first top-level heading",
     "filename": "from the file name",
     "user": "corrected by hand",
+    "cover page": "from the filing's cover page (company, form, period)",
 }
 
 

@@ -23,7 +23,10 @@ Systems (``--systems``, default all):
   character bigram, so it is the CJK-aware reference on the Chinese set.
 
 **Gold rule** (one for all): a ranked unit is relevant to a gold ``{doc, section}`` when it
-comes from ``doc`` and its heading path contains ``section`` in order (case-insensitive).  A
+comes from ``doc`` and its heading path contains ``section`` in order (case-insensitive); to a
+gold ``{doc, page}`` (FinanceBench's evidence pages, ``make_filings_corpus.py``) when it comes
+from ``doc`` and covers ``page``.  With page gold the peers are built on pages: LlamaIndex on
+pymupdf4llm's page chunks, BM25 over the PDF pages.  A
 LlamaIndex node's path is its ``header_path`` plus its own heading.  ``Recall@5`` is the share of
 gold sections hit in the top 5 (a section counts once); MRR is the first relevant unit's
 reciprocal rank.  nDCG@10 and Log-Rank (γ = 1, N = the system's unit count) are printed the way
@@ -77,12 +80,20 @@ class Unit:
 
     doc: str
     path: tuple[str, ...]
+    pages: tuple[int, ...] = ()
+    """1-based PDF pages the unit covers (the page gold rule)."""
 
 
 def judge(unit: Unit, q: Question) -> list[int]:
-    """Indices of the question's gold sections that ``unit`` lies in."""
+    """Indices of the question's gold sections (or gold pages) that ``unit`` lies in."""
     return [i for i, g in enumerate(dict.fromkeys(q.gold))
-            if unit.doc == g.doc and path_matches(unit.path, g.section)]
+            if unit.doc == g.doc and (g.page in unit.pages if g.page is not None
+                                      else path_matches(unit.path, g.section))]
+
+
+def page_gold(questions: Sequence[Question]) -> bool:
+    """Whether the questions' gold is pages (FinanceBench) rather than sections."""
+    return any(g.page is not None for q in questions for g in q.gold)
 
 
 def _one_slot_each(ranks: list[int | None]) -> list[int | None]:
@@ -143,7 +154,7 @@ def run_hiqa(corpus: Path, questions: list[Question], settings: Settings,
     segs = col.segments()
     by_doc: dict[str, list[Unit]] = {}
     for s in segs:
-        by_doc.setdefault(s.doc_id, []).append(Unit(s.doc_id, s.path))
+        by_doc.setdefault(s.doc_id, []).append(Unit(s.doc_id, s.path, s.pages))
     n = ev.kb_size("hca", None)
     names = ["hca-dense", "hca-dense-bm25", "full"]
     rankings: dict[str, list[list[Unit]]] = {v: [] for v in [*names, "adaptive", "soft"]}
@@ -156,16 +167,17 @@ def run_hiqa(corpus: Path, questions: list[Question], settings: Settings,
         n_gold = ev.n_gold("hca", q, gj)
         for v, sc in score_variants(res, q, gj, "hca", names, DEFAULT_METHOD, DEFAULT_ALPHA,
                                     DEFAULT_BETA, n, n_gold).items():
-            rankings[v].append([Unit(s.doc_id, s.path) for s, _ in sc.ranking])
+            rankings[v].append([Unit(s.doc_id, s.path, s.pages) for s, _ in sc.ranking])
         # Eq. 2's soft bonus alone, without the named documents first (issue #29's measure)
         soft = fuse(res.candidates, DEFAULT_METHOD, DEFAULT_ALPHA, DEFAULT_BETA,
                     named_documents_first=False)
         top = [res.candidates.ids[i] for i in soft.order[:100]]
         prefetch(res.segments, top)
-        rankings["soft"].append([Unit(res.segments[i].doc_id, res.segments[i].path) for i in top])
+        rankings["soft"].append([Unit(res.segments[i].doc_id, res.segments[i].path,
+                                      res.segments[i].pages) for i in top])
         w = res.weights(DEFAULT_ALPHA, DEFAULT_BETA)
         sc = score_result(res, q, gj, DEFAULT_METHOD, w.alpha, w.beta, n, n_gold)
-        rankings["adaptive"].append([Unit(s.doc_id, s.path) for s, _ in sc.ranking])
+        rankings["adaptive"].append([Unit(s.doc_id, s.path, s.pages) for s, _ in sc.ranking])
         # the scope hint (the app's "Ask within" buttons) on the evidence the app shows first,
         # and the same question asked within its gold document, as a click on it does
         gold_docs = sorted({g.doc for g in q.gold})
@@ -189,11 +201,23 @@ def run_hiqa(corpus: Path, questions: list[Question], settings: Settings,
 
 # --- LlamaIndex ---------------------------------------------------------------------------
 
-def _llamaindex_documents(files: list[Path], root: Path) -> list[Any]:
+def _llamaindex_documents(files: list[Path], root: Path, pages: bool = False) -> list[Any]:
+    """Each file as LlamaIndex documents; with ``pages``, a PDF as pymupdf4llm's page chunks
+    (one document per page, its page number in the metadata), as a user of page-gold
+    benchmarks builds it."""
     from llama_index.core import Document
 
     docs = []
     for f in files:
+        rel = f.relative_to(root).as_posix()
+        if f.suffix.lower() == ".pdf" and pages:
+            import pymupdf4llm
+
+            for chunk in pymupdf4llm.to_markdown(str(f), show_progress=False, page_chunks=True):
+                page = int(chunk["metadata"]["page"])
+                docs.append(Document(text=chunk["text"], id_=f"{rel}#{page}",
+                                     metadata={"file_name": rel, "page": page}))
+            continue
         if f.suffix.lower() == ".pdf":
             import pymupdf4llm
 
@@ -207,7 +231,6 @@ def _llamaindex_documents(files: list[Path], root: Path) -> list[Any]:
                                heading_style="ATX", strip=["script", "style"])
         else:
             text = f.read_text(encoding="utf-8", errors="replace")
-        rel = f.relative_to(root).as_posix()
         docs.append(Document(text=text, metadata={"file_name": rel}, id_=rel))
     return docs
 
@@ -225,7 +248,9 @@ def _node_unit(node: Any) -> Unit:
     first = node.get_content().lstrip().split("\n", 1)[0]
     m = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", first)
     own = [_plain(m.group(1))] if m else []
-    return Unit(node.metadata["file_name"], ("", *parents, *own))
+    page = node.metadata.get("page")
+    return Unit(node.metadata["file_name"], ("", *parents, *own),
+                (int(page),) if page is not None else ())
 
 
 def run_llamaindex(corpus: Path, files: list[Path], questions: list[Question],
@@ -266,7 +291,8 @@ def run_llamaindex(corpus: Path, files: list[Path], questions: list[Question],
 
     LISettings.llm = MockLLM()
     embed_model = HiqaEmbedding(embedder)
-    nodes = MarkdownNodeParser().get_nodes_from_documents(_llamaindex_documents(files, corpus))
+    nodes = MarkdownNodeParser().get_nodes_from_documents(
+        _llamaindex_documents(files, corpus, pages=page_gold(questions)))
     log(f"llamaindex: {len(nodes)} nodes; embedding")
     index = VectorStoreIndex(nodes, embed_model=embed_model)
     n = len(nodes)
@@ -303,11 +329,30 @@ def peer_tokens(text: str) -> list[str]:
     return out
 
 
-def run_bm25(ev_docs: dict[str, Any], questions: list[Question]) -> dict[str, Any]:
-    import bm25s
+def _pdf_pages(corpus: Path, files: list[Path]) -> tuple[list[Unit], list[str]]:
+    """Every page of the corpus's PDFs as a unit (BM25 over pages, the page gold's peer)."""
+    import pymupdf
 
     units, texts = [], []
-    for doc_id, doc in ev_docs.items():
+    for f in files:
+        if f.suffix.lower() != ".pdf":
+            continue
+        rel = f.relative_to(corpus).as_posix()
+        with pymupdf.open(f) as pdf:
+            for n, page in enumerate(pdf, start=1):
+                units.append(Unit(rel, ("",), (n,)))
+                texts.append(page.get_text())
+    return units, texts
+
+
+def run_bm25(ev_docs: dict[str, Any], questions: list[Question],
+             pages: tuple[list[Unit], list[str]] | None = None) -> dict[str, Any]:
+    """Okapi BM25 over HiQA's heading sections, or over ``pages`` (units and texts) when the
+    gold is pages."""
+    import bm25s
+
+    units, texts = pages if pages is not None else ([], [])
+    for doc_id, doc in ev_docs.items() if pages is None else ():
         for s in doc.sections:
             if s.kind != "heading" and s.level:
                 continue  # heading sections: a term's text belongs to its section
@@ -380,7 +425,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "llamaindex" in systems:
         results["llamaindex"] = run_llamaindex(args.corpus, ev.files, questions, settings, log)
     if "bm25" in systems:
-        results["bm25"] = run_bm25(ev.docs, questions)
+        pages = _pdf_pages(args.corpus, ev.files) if page_gold(questions) else None
+        results["bm25"] = run_bm25(ev.docs, questions, pages)
     print(f"### {args.corpus.name} · {args.questions.name}: {len(questions)} questions, "
           f"{len(ev.files)} documents\n")
     print("| system | units | Recall@5 | MRR | nDCG@10 | Log-Rank | wrong doc @1 | "

@@ -656,3 +656,38 @@ def single_hanging_item_pdf(folder: Path) -> Path:
             *_hanging("FROBPATH", "Where frob looks for its level tables. " + LOREM),
         ],
     )
+
+
+def filing_pdf(folder: Path, company: str, form: str, period: str, filed: str,
+               year: int, name: str | None = None) -> Path:
+    """A small SEC filing as EDGAR's generators lay it out: a cover page (form, period,
+    registrant above "(Exact name of registrant …)", a New York Stock Exchange row), Items with
+    their own text, a balance sheet table under Item 8, the accession number as the metadata
+    title and the filing date in the text.  ``period`` is the cover's line ("For the fiscal
+    year ended May 31, 2019")."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    w.new_page()
+    for line in ("UNITED STATES", "SECURITIES AND EXCHANGE COMMISSION", "Washington, D.C. 20549",
+                 f"FORM {form}", "(Mark One)", (f"{'ANNUAL' if form == '10-K' else 'QUARTERLY'} "
+                 "REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934"),
+                 period, "Commission File No. 1-10635", company.upper(),
+                 "(Exact name of registrant as specified in its charter)",
+                 "Common Stock New York Stock Exchange", f"Filed {filed}"):
+        w.paragraph(line)
+    w.new_page()
+    w.heading("Item 1. Business", 1)
+    w.paragraph(f"{company} designs and sells widgets in {year}. Our business is seasonal.")
+    w.paragraph("Forward-looking statements involve risks and uncertainties that may cause "
+                "actual results to differ materially from those projected.")
+    w.heading("Item 7. Management's Discussion and Analysis", 1)
+    w.paragraph(f"Revenue grew in fiscal {year} on higher widget volumes and pricing.")
+    w.new_page()
+    w.heading("Item 8. Financial Statements", 1)
+    w.table([["", str(year), str(year - 1)], ["Total current assets", f"{year - 1000},5",
+                                              f"{year - 1001},0"],
+             ["Accounts payable", "(1,577)", "(1,420)"]], caption="Consolidated Balance Sheets")
+    w.paragraph("Forward-looking statements involve risks and uncertainties that may cause "
+                "actual results to differ materially from those projected.")
+    doc.set_metadata({"title": f"0000320187-{year % 100 + 1:02d}-000051"})
+    return _save(doc, folder / (name or f"filing-{year}-{form}.pdf"))

@@ -5,7 +5,8 @@ Question files are JSONL, one question per line::
     {"id": "q1", "question": "...", "gold": [{"doc": "open.2.md", "section": ["ERRORS"]}]}
 
 **Gold rule.** A segment is relevant iff it comes from ``doc`` and its heading path (document
-title first) contains the ``section`` headings in order (case-insensitive, whitespace
+title first) contains the ``section`` headings in order, or, for a gold ``page`` (1-based PDF
+page), iff it comes from ``doc`` and its pages include ``page`` (case-insensitive, whitespace
 collapsed); an empty ``section`` means the whole document.  A ``fixed`` chunk has no heading path
 of its own: it is relevant when at least half of it lies inside the gold section (the section
 and its sub-sections) or it holds at least half of the gold section's text, by character overlap
@@ -74,8 +75,13 @@ Progress = Callable[[str, int, int], None]
 
 @dataclass(frozen=True)
 class Gold:
+    """A gold section of a document, or (``page``, 1-based PDF page) a gold page of it: the
+    evidence page of a benchmark that marks pages (FinanceBench), for which a unit is relevant
+    when it comes from ``doc`` and one of its pages is ``page``."""
+
     doc: str
     section: tuple[str, ...]
+    page: int | None = None
 
 
 @dataclass(frozen=True)
@@ -95,7 +101,9 @@ def load_questions(path: str | Path) -> list[Question]:
             continue
         try:
             row = json.loads(line)
-            gold = tuple(Gold(g["doc"], tuple(g.get("section") or ())) for g in row["gold"])
+            gold = tuple(Gold(g["doc"], tuple(g.get("section") or ()),
+                              int(g["page"]) if g.get("page") is not None else None)
+                         for g in row["gold"])
             out.append(Question(str(row["id"]), str(row["question"]), gold, row.get("answer", "")))
         except (ValueError, KeyError, TypeError) as exc:
             raise HiqaError(f"{path}, line {n}: not a question record ({exc}); expected "
@@ -136,6 +144,8 @@ class GoldJudge:
         """Whether ``seg`` lies in the gold section ``g`` (the rule in the module docstring)."""
         if seg.doc_id != g.doc:
             return False
+        if g.page is not None:
+            return g.page in seg.pages
         if seg.strategy != "fixed":
             return path_matches(seg.path, g.section)
         key = (g.doc, g.section)

@@ -36,6 +36,7 @@ from hiqa.formats import load_document
 from hiqa.index.lexical import LexicalIndex
 from hiqa.index.payload import version_key
 from hiqa.index.terms import TermCounter, Terms, gather_terms, lexical_text
+from hiqa.keywords.filing import read_filing
 from hiqa.keywords.rules import document_candidates
 from hiqa.model import Document, Segment
 
@@ -81,16 +82,24 @@ def prepare(job: Job, strategy: str, counter: TermCounter,
         doc = load_document(job.path, doc_id=job.doc_id)
         if hook is not None:
             doc = hook(doc)
+        filing = read_filing(doc.markdown)
         if job.title:
             doc = replace(doc, title=job.title, metadata={**doc.metadata, "title_source": "user"})
+        elif filing is not None:
+            doc = replace(doc, title=filing.title(),
+                          metadata={**doc.metadata, "title_source": "cover page"})
         segments = segment_document(doc, strategy, version=job.version[:16])
         if not segments:
             raise DocumentError(str(job.path), "no text segments could be made from this document")
     except HiqaError as exc:
         return Prepared(None, error=exc.reason if isinstance(exc, DocumentError) else str(exc))
-    first_page = "\n".join(s.text for s in segments if s.pages and s.pages[0] <= 1)[:4000]
     top = next((s.title for s in doc.sections if s.level > 0 and s.kind == "heading"), "")
-    candidates = document_candidates(doc.title, Path(job.doc_id).name, first_page, top)
+    if filing is not None:  # the cover's identity; its addresses and exchanges name nothing
+        candidates = (*filing.keywords(),
+                      *document_candidates(doc.title, Path(job.doc_id).name, "", ""))
+    else:
+        first_page = "\n".join(s.text for s in segments if s.pages and s.pages[0] <= 1)[:4000]
+        candidates = document_candidates(doc.title, Path(job.doc_id).name, first_page, top)
     key = version_key(job.doc_id, job.version)
     counter.add(lexical_text(s, key) for s in segments)
     return Prepared(doc, tuple(segments), candidates)

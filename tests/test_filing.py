@@ -1,0 +1,114 @@
+"""Filings (issue #46): identity from the cover page, page gold, deterministic rankings, on
+small filings the tests generate (never the benchmark's)."""
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from pdf_fixtures import filing_pdf
+
+from hiqa.collection import Collection
+from hiqa.eval.runner import Gold, GoldJudge, Question
+from hiqa.keywords.filing import company_names, read_filing
+
+COVER = """UNITED STATES
+SECURITIES AND EXCHANGE COMMISSION
+FORM {form}
+{period}
+Commission file number 1-442 {company}
+(Exact name of registrant as specified in its charter)
+Common Stock, $5 par value BA New York Stock Exchange
+"""
+
+
+@pytest.mark.parametrize(("form", "period", "company", "title", "named", "not_named"), [
+    ("10-K", "For the fiscal year ended December 31, 2022", "THE BOEING COMPANY",
+     "Boeing — Form 10-K, fiscal year 2022", {"FY2022", "fiscal 2022", "2022 10-K", "FY22"},
+     {"2023", "New York Stock Exchange"}),
+    ("10-K", "FOR THE FISCAL YEAR ENDED MAY 31, 2023", "NIKE, Inc .",
+     "Nike — Form 10-K, fiscal year 2023", {"FY2023", "Nike"}, {"FY2022", "May"}),
+    ("10-Q", "For the quarterly period ended July 2, 2023", "PFIZER INC.",
+     "Pfizer — Form 10-Q, Q2 fiscal 2023 (quarter ended July 2, 2023)",
+     {"Q2 2023", "second quarter of 2023"}, {"FY2023", "Q3 2023"}),
+    ("8-K", "Date of Report (Date of earliest event reported): February 1, 2023",
+     "Verizon Communications Inc.", "Verizon Communications — Form 8-K, February 1, 2023",
+     {"8-K", "Verizon"}, {"FY2023"}),
+])
+def test_a_cover_page_names_company_form_and_period(form, period, company, title, named,
+                                                    not_named):
+    filing = read_filing(COVER.format(form=form, period=period, company=company))
+    assert filing is not None and filing.title() == title
+    assert named <= set(filing.keywords())
+    assert not not_named & set(filing.keywords())
+
+
+def test_a_year_ended_in_january_is_named_as_the_filing_names_it():
+    text = COVER.format(form="10-K", company="BEST WIDGETS INC.",
+                        period="For the fiscal year ended January 28, 2023")
+    assert read_filing(text).period.year == 2023  # nothing says otherwise: the year it ends in
+    said = text + "\nIn fiscal 2022 we opened stores. Fiscal 2022 comparable sales rose.\n"
+    filing = read_filing(said)
+    assert filing.period.year == 2022 and filing.period.ended == date(2023, 1, 28)
+    assert "FY2022" in filing.keywords()
+
+
+def test_not_a_filing():
+    assert read_filing("# Annual report 2019\n\nForm 10-K is mentioned in passing.") is None
+
+
+def test_company_names():
+    assert company_names("The Boeing Company") == ("Boeing",)
+    assert company_names("Amazon.com, Inc.") == ("Amazon",)
+    assert company_names("Verizon Communications Inc.") == ("Verizon Communications", "Verizon")
+
+
+@pytest.fixture
+def filings(settings, tmp_path):
+    folder = tmp_path / "filings"
+    folder.mkdir()
+    for year in (2018, 2019, 2020):
+        filing_pdf(folder, "Acme Widgets, Inc.", "10-K",
+                   f"For the fiscal year ended May 31, {year}", f"July 24, {year + 1}", year)
+    return folder
+
+
+def test_filings_are_titled_and_named_by_their_cover(settings, filings):
+    col = Collection("filings", settings, create=True)
+    col.ingest([filings])
+    titles = {d: r["title"] for d, r in col.documents.items()}
+    assert titles == {f"filing-{y}-10-K.pdf": f"Acme Widgets — Form 10-K, fiscal year {y}"
+                      for y in (2018, 2019, 2020)}
+    for asked in ("FY2019", "fiscal 2019", "the 2019 10-K"):
+        result, hits = col.search_result(f"What were total current assets in {asked}?", k=3)
+        assert result.named_document == "filing-2019-10-K.pdf", asked
+        assert hits[0].segment.doc_id == "filing-2019-10-K.pdf", asked
+        assert 3 in hits[0].segment.pages, asked
+    # the filing date (July 24, 2020 for fiscal 2019) never names a filing
+    result, _ = col.search_result("What was filed on July 24?", k=3)
+    assert result.named == {}
+    keywords = {k for d in col.documents for k in col.keywords(d).texts()}
+    assert not {"New York Stock Exchange", "July 24", "Filed July"} & keywords
+
+
+def test_two_fresh_ingests_rank_alike(settings, filings, tmp_path):
+    """Identical text on different pages (the forward-looking boilerplate) ties; the
+    rankings of two fresh ingests must still be identical."""
+    rankings = []
+    for name in ("one", "two"):
+        col = Collection(name, settings, create=True)
+        col.ingest([filings])
+        _, hits = col.search_result("forward-looking statements risks uncertainties", k=10)
+        rankings.append([(h.segment.doc_id, h.segment.pages, h.segment.path) for h in hits])
+    assert len(rankings[0]) >= 6  # the boilerplate stands twice in each of three filings
+    assert rankings[0] == rankings[1]
+
+
+def test_page_gold_rule(settings, filings):
+    col = Collection("pages", settings, create=True)
+    col.ingest([filings])
+    judge = GoldJudge({})
+    q = Question("q", "?", (Gold("filing-2019-10-K.pdf", (), page=3),))
+    segs = col.segments("filing-2019-10-K.pdf")
+    relevant = [s for s in segs if judge.relevant(s, q)]
+    assert relevant and all(3 in s.pages for s in relevant)
+    assert not [s for s in col.segments("filing-2018-10-K.pdf") if judge.relevant(s, q)]
