@@ -5,7 +5,8 @@ path (``[2] Manual v2 > Installation > Linux (p. 3)``), so the model knows which
 near-identical documents a passage comes from and can cite it as ``[2]``.  Cited numbers are
 checked against the blocks actually given.  Without an endpoint the answer is *extractive*: the
 sentences of the context blocks that best answer the question, best first, each with its
-citation (``hiqa.answer.extractive``).
+citation (``hiqa.answer.extractive``), after the statement figures it asks about, each with its
+row, its column's year and its page (``hiqa.answer.figures``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from hiqa.answer.extractive import pick_sentences
+from hiqa.answer.figures import pick_figures
 from hiqa.augment import render_path
 from hiqa.llm import ChatModel
 from hiqa.model import Segment, segment_pages_label
@@ -167,9 +169,13 @@ def _extractive(question: str, segments: Sequence[Segment], embedder: Any | None
     """The best sentences of the context blocks (``hiqa.answer.extractive``), best first, each followed
     by the number of the block it is quoted from.  With no quotable sentence (a segment that is
     all code or table), the top block is pointed to rather than quoted in pieces."""
+    figures = pick_figures(question, segments)
+    for figure in figures:
+        yield f"{figure.text()} [{figure.row.block}]\n\n"
     picks = pick_sentences(question, segments, embedder)
     if not picks:
-        yield NO_SENTENCE
+        if not figures:
+            yield NO_SENTENCE
         return
     for i, pick in enumerate(picks):
         yield ("" if i == 0 else " ") + f"{pick.text} [{pick.block}]"

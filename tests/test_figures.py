@@ -1,0 +1,88 @@
+"""Statement figures with their row label, column year and page (issue #46, item 4)."""
+from __future__ import annotations
+
+from hiqa.answer.cited import answer
+from hiqa.answer.figures import pick_figures, rows
+from hiqa.model import Segment
+
+STATEMENTS = """NIKE, INC.
+
+CONSOLIDATED STATEMENTS OF INCOME
+
+YEAR ENDED MAY 31,
+
+(In millions, except per share data) 2019 2018 2017
+
+Revenues $ 39,117 $ 36,397 $ 34,350
+
+Cost of sales 21,643 20,441 19,038
+
+Other (income) expense, net (78) 66 (196)
+
+Earnings per common share:
+
+Basic $ 2.55 $ 1.19 $ 2.56
+
+Diluted $ 2.49 $ 1.17 $ 2.51
+
+CONSOLIDATED BALANCE SHEETS
+
+(Dollars in millions) 2019 2018
+
+| ASSETS |  |  |  |
+| --- | --- | --- | --- |
+| Current assets: |  |  |  |
+| Cash and equivalents | $ | 4,466 | $ 4,249 |
+| Inventories | 5,622 |  | 5,261 |
+| Total current assets | 16,525 |  | 15,134 |
+| TOTAL ASSETS | $ | 23,717 | $ 22,536 |
+"""
+
+
+def segment(text: str, source: str = "nike-2019.pdf", pages: tuple[int, ...] = (54,)) -> Segment:
+    return Segment("s1", "nike-2019.pdf", "Nike — Form 10-K, fiscal year 2019", source,
+                   ("Nike — Form 10-K, fiscal year 2019", "Item 8"), 1, 1, 0, pages, text, text,
+                   False, "hca", (0, len(text)))
+
+
+def texts(question: str, segs: list[Segment]) -> list[str]:
+    return [f.text() for f in pick_figures(question, segs)]
+
+
+def test_rows_keep_labels_years_signs_and_groups():
+    found = {(r.group, r.label): r for r in rows([segment(STATEMENTS)])}
+    assert found[("", "Other (income) expense, net")].values == ("(78)", "66", "(196)")
+    assert found[("", "Revenues")].years == ("2019", "2018", "2017")
+    assert found[("Earnings per common share", "Diluted")].values == ("2.49", "1.17", "2.51")
+    cash = found[("Current assets", "Cash and equivalents")]
+    assert cash.values == ("4,466", "4,249") and cash.years == ("2019", "2018")
+
+
+def test_the_question_picks_row_and_year():
+    segs = [segment(STATEMENTS)]
+    assert texts("How much total current assets did Nike have at the end of FY2019?", segs)[0] \
+        == "Total current assets, 2019: 16,525 — Consolidated Balance Sheets, p. 54"
+    assert texts("What is Nike's FY2018 revenue?", segs)[0] \
+        == "Revenues, 2018: 36,397 — Consolidated Statements Of Income, p. 54"
+    assert texts("What were inventories in 2018?", segs)[0].startswith(
+        "Current assets: Inventories, 2018: 5,261")
+    assert texts("diluted earnings per share in FY17", segs)[0].startswith(
+        "Earnings per common share: Diluted, 2017: 2.51")
+    assert texts("What was other (income) expense, net?", segs)[0].startswith(
+        "Other (income) expense, net, 2019: (78)")  # no year named: the latest column
+
+
+def test_no_figure_without_a_period_header_or_a_matching_row():
+    man = segment("-n, --lines 10\n\nprint the first 10 lines\n\nVersion 3.2 1 2\n",
+                  source="head.1.md", pages=())
+    assert texts("how many lines does it print by default", [man]) == []
+    assert texts("What is the weather in 2019?", [segment(STATEMENTS)]) == []
+
+
+def test_the_extractive_answer_quotes_the_figure_with_its_citation():
+    prose = segment("Revenue grew on higher volumes. Gross margin rose by 50 basis points.")
+    reply = answer("What were Nike's total current assets in FY2018?",
+                   [prose, segment(STATEMENTS)], llm=None)
+    assert reply.text.startswith(
+        "Total current assets, 2018: 15,134 — Consolidated Balance Sheets, p. 54 [2]")
+    assert 2 in reply.citations and reply.mode == "extractive"
