@@ -25,7 +25,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--docs", type=int, default=80)
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--man-root", default="/usr/share/man")
+    ap.add_argument("--quick", action="store_true", help="smoke run: 3 pages")
     a = ap.parse_args(argv)
+    if a.quick:
+        a.docs = 3
     sys.path.insert(0, str(SHARED))
     import make_dev_corpus
     import man2md
