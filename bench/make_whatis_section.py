@@ -42,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
             break
         try:
             page = man2md.convert(path)
-        except Exception:  # a page man2md cannot read is skipped, as make_dev_corpus does
+        except (OSError, ValueError, IndexError, KeyError) as exc:  # as make_dev_corpus skips
+            print(f"skipped {path}: {exc}", file=sys.stderr)
             continue
         if not page or len(page["markdown"]) < 500:
             continue

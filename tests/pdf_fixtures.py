@@ -691,3 +691,21 @@ def filing_pdf(folder: Path, company: str, form: str, period: str, filed: str,
                 "actual results to differ materially from those projected.")
     doc.set_metadata({"title": f"0000320187-{year % 100 + 1:02d}-000051"})
     return _save(doc, folder / (name or f"filing-{year}-{form}.pdf"))
+
+
+def flowing_footer_pdf(folder: Path, pages: int = 6) -> Path:
+    """Pages of uneven length, each closed by its footer right after its last paragraph, as
+    HTML printed to PDF sets it ("2019 FORM 10-K 7" on odd pages, "8 ACME, INC." on even
+    ones), never in the bottom margin; page 2 also ends a paragraph with a cross-reference
+    ("see page 4.") that no other page ends with."""
+    doc = pymupdf.open()
+    for n in range(1, pages + 1):
+        w = Writer(doc)
+        w.new_page()
+        w.heading(f"Topic {n}", 2)
+        for _ in range(1 + n % 3):
+            w.paragraph()
+        if n == 2:
+            w.paragraph("The schedule of the plant is described in detail, see page 4.")
+        w.paragraph(f"2019 FORM 10-K {n}" if n % 2 else f"{n} ACME, INC.", size=7)
+    return _save(doc, folder / "flowing-footer.pdf")

@@ -112,3 +112,14 @@ def test_page_gold_rule(settings, filings):
     relevant = [s for s in segs if judge.relevant(s, q)]
     assert relevant and all(3 in s.pages for s in relevant)
     assert not [s for s in col.segments("filing-2018-10-K.pdf") if judge.relevant(s, q)]
+
+
+def test_a_footer_that_flows_with_the_text_is_not_text(tmp_path):
+    from pdf_fixtures import flowing_footer_pdf
+
+    from hiqa.formats import load_document
+
+    doc = load_document(flowing_footer_pdf(tmp_path))
+    assert "FORM 10-K" not in doc.markdown and "ACME, INC." not in doc.markdown
+    assert "see page 4." in doc.markdown  # a sentence ending one page stays
+    assert [h.title for h in doc.headings] == [f"Topic {n}" for n in range(1, 7)]

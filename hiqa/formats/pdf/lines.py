@@ -307,6 +307,7 @@ def mark_furniture(
             ln.role = FURNITURE
         else:
             pages_by_key[_furniture_key(ln.text)].add(ln.page)
+    _mark_flowing_footers(lines, page_heights, body)
     repeated = {k for k, pages in pages_by_key.items() if len(pages) >= threshold}
     bands: dict[tuple[bool, int], set[int]] = defaultdict(set)
     for i in margin:
@@ -324,6 +325,36 @@ def mark_furniture(
             top, y = _band(ln, page_heights)
             if any((top, y + d) in strong for d in (-1, 0, 1)):
                 ln.role = FURNITURE
+
+
+FLOWING_SHARE = 0.25
+"""A flowing footer ends at least this share of the pages: a page-numbered footer ends every
+page or every other one (alternating footers), a sentence that happens to end two pages in the
+same words ("… page 110.") does not."""
+
+
+def _mark_flowing_footers(lines: Sequence[Line], page_heights: Sequence[float],
+                          body: float) -> None:
+    """A footer that flows with the text: the last line of a page, above its bottom margin (the
+    margin rules see the rest), holding a number, at most eight words, set no larger than the
+    body, whose text (digits ignored) ends a quarter of the pages or more ("2019 FORM 10-K
+    49", "50 NIKE, INC.").  HTML printed to PDF (EDGAR's filings) puts the page's footer
+    right after its last paragraph, wherever that ends."""
+    last: dict[int, int] = {}
+    for i, ln in enumerate(lines):
+        if ln.page not in last or ln.y1 > lines[last[ln.page]].y1:
+            last[ln.page] = i
+    ends = [i for i in last.values()
+            if lines[i].role == BODY and lines[i].size <= body + 0.5
+            and _DIGITS.search(lines[i].text) and len(lines[i].text.split()) <= 8
+            and not _in_margin(lines[i], page_heights)]
+    pages_by_key: dict[str, set[int]] = defaultdict(set)
+    for i in ends:
+        pages_by_key[_furniture_key(lines[i].text)].add(lines[i].page)
+    least = max(3, math.ceil(FLOWING_SHARE * len(page_heights)))
+    for i in ends:
+        if len(pages_by_key[_furniture_key(lines[i].text)]) >= least:
+            lines[i].role = FURNITURE
 
 
 def _page_edges(lines: Sequence[Line]) -> set[int]:
