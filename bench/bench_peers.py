@@ -214,7 +214,8 @@ def _llamaindex_documents(files: list[Path], root: Path, pages: bool = False) ->
             import pymupdf4llm
 
             for chunk in pymupdf4llm.to_markdown(str(f), show_progress=False, page_chunks=True):
-                page = int(chunk["metadata"]["page"])
+                meta = chunk["metadata"]  # "page_number" in pymupdf4llm 0.2, "page" before
+                page = int(meta.get("page_number", meta.get("page", 0)))
                 docs.append(Document(text=chunk["text"], id_=f"{rel}#{page}",
                                      metadata={"file_name": rel, "page": page}))
             continue

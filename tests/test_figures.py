@@ -86,3 +86,12 @@ def test_the_extractive_answer_quotes_the_figure_with_its_citation():
     assert reply.text.startswith(
         "Total current assets, 2018: 15,134 — Consolidated Balance Sheets, p. 54 [2]")
     assert 2 in reply.citations and reply.mode == "extractive"
+
+
+def test_a_word_that_labels_many_rows_or_a_prose_line_names_no_figure():
+    text = ("(Dollars in millions) 2020 2019\n\nTOTAL 2,261 1,900\n\nTotal assets 5 4\n\n"
+            "Total current assets 3 2\n\npresents the nonrecurring losses recognized for the "
+            "years ended December 31 due to impairment:\n\nProperty, plant and equipment 8 7\n")
+    assert texts("What were total operating expenses?", [segment(text)]) == []
+    [pp] = texts("What was property, plant and equipment in 2019?", [segment(text)])
+    assert pp.startswith("Property, plant and equipment, 2019: 7")

@@ -30,6 +30,9 @@ _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _QUESTION_YEAR = re.compile(r"(?<![\d.])(?:FY\s?'?)?((?:19|20)\d\d|(?<=FY)\d\d)(?![\d.])",
                             re.IGNORECASE)
 MAX_FIGURES = 3
+MAX_ONE_WORD_ROWS = 2
+"""A one-word label is a line item ("Inventories", "Goodwill") when at most this many rows of
+the context are labelled by that word alone or hold it; "Total" holds many."""
 MIN_COVER = 0.67
 """A row is quoted only when the question holds at least this share of its label's words (after
 stemming): "Total current assets" asked as "total current assets" or "current assets", never
@@ -110,7 +113,7 @@ def rows(segments: Sequence[Segment]) -> list[Row]:
             split = _split(line)
             text = " ".join(c for c in _cells(line) if c) or line.strip()
             if split is None:
-                if text.endswith(":"):
+                if text.endswith(":") and len(text.split()) <= 8 and text[:1].isupper():
                     group = text.rstrip(":").strip()  # "Earnings per common share:"
                 elif (text.isupper() and not _cells(line) and len(text.split()) <= 8
                       and not re.search(r"\d", text)):
@@ -148,6 +151,8 @@ def pick_figures(question: str, segments: Sequence[Segment],
     scored = []
     for i, bag in enumerate(bags):
         shared = asked & bag
+        if len(bag) == 1 and sum(bag <= other for other in bags) > MAX_ONE_WORD_ROWS:
+            continue  # "Total", "Net": a word that labels rows everywhere names no line item
         if bag and len(shared) / len(bag) >= MIN_COVER:
             context = sum(idf[t] for t in asked & groups[i] - bag)
             scored.append((len(shared) / len(bag), sum(idf[t] for t in shared) + context, -i))
