@@ -290,3 +290,27 @@ def test_html_table_cells_keep_their_words_apart(tmp_path):
                  for b in s.blocks if b.kind == "table")
     assert table.rows == (("Option", "Meaning"), ("-v --verbose", "print more and more hiqa -v"),
                           ("-quiet", "print less"))
+
+
+def test_a_caption_in_capitals_over_terms_heads_them_and_options_stay_terms():
+    """Issue #46: a statement's caption read as a term without text lost its place in the
+    rows' paths; two option tags on two lines must not become a heading."""
+    from hiqa.formats.structure import build_document
+    from hiqa.model import Block, Heading
+
+    events = [Heading(1, "Item 8. Financial Statements"),
+              Heading(0, "CONSOLIDATED BALANCE SHEETS", kind="term"),
+              Heading(0, "Current assets:", kind="term"), Block("text", "Inventories 5,622 5,261"),
+              Heading(0, "Current liabilities:", kind="term"),
+              Block("text", "Accounts payable 2,612 2,279"),
+              Heading(1, "OPTIONS"),
+              Heading(0, "-e", kind="term"), Heading(0, "--regexp=PATTERNS", kind="term"),
+              Block("text", "Use PATTERNS as the patterns."),
+              Heading(0, "-i", kind="term"), Block("text", "Ignore case.")]
+    doc = build_document(doc_id="d.pdf", source="d.pdf", fmt="pdf", events=events)
+    paths = {s.title: (doc.path_of(s)[-3:], s.kind) for s in doc.sections if s.level}
+    assert paths["Current assets:"] == (("Item 8. Financial Statements",
+                                         "CONSOLIDATED BALANCE SHEETS", "Current assets:"), "term")
+    assert paths["CONSOLIDATED BALANCE SHEETS"][1] == "heading"
+    assert paths["-e"][1] == "term"
+    assert paths["--regexp=PATTERNS"][0][-2:] == ("OPTIONS", "--regexp=PATTERNS")

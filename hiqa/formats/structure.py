@@ -197,7 +197,35 @@ def resolve_terms(events: list[Event]) -> list[Event]:
             run.append(len(out))
         out.append(ev)
     settle()
+    return _captions_over_terms(out)
+
+
+def _captions_over_terms(events: list[Event]) -> list[Event]:
+    """A term with no text of its own, set in capitals and followed by terms, is the caption of
+    the terms after it: a heading one level below the enclosing heading, so they sit under it.
+
+    A financial statement set as short lines reads as a definition list: its caption
+    ("CONSOLIDATED BALANCE SHEETS") a term without text, then "(In millions)" and "Current
+    assets:" each a term over their rows.  As siblings, the rows' cascaded path lost the
+    statement's name (issue #46).  Options listed on two lines ("-e" above "--regexp") are
+    never in capitals, so they stay terms."""
+    out = list(events)
+    level = 0
+    for i, ev in enumerate(out):
+        if not isinstance(ev, Heading):
+            continue
+        if ev.kind == "heading":
+            level = ev.level
+            continue
+        nxt = out[i + 1] if i + 1 < len(out) else None
+        if (isinstance(nxt, Heading) and nxt.kind == "term" and _caption(ev.title)):
+            out[i] = Heading(level + 1, ev.title, ev.page, "heading", ev.raw)
     return out
+
+
+def _caption(title: str) -> bool:
+    letters = [c for c in title if c.isalpha()]
+    return len(title.split()) >= 2 and len(letters) >= 6 and all(c.isupper() for c in letters)
 
 
 def _fix_spans(sections: list[Section], total: int) -> list[Section]:
