@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hiqa.keywords.rules import _PIECE, _pieces, normalize_keyword
+from hiqa.keywords.rules import _pieces, normalize_keyword, phrase_spans
 
 ORDINARY_SPREAD = 0.1
 """A plain-word keyword is an ordinary word of the collection when the bodies of more than this
@@ -65,25 +65,10 @@ def named_by_shape(keyword: str) -> bool:
     return len(_pieces(keyword)) > 1 or not key.isalpha()
 
 
-def _spans(question: str, key: str) -> list[tuple[int, int]]:
-    """Character spans of the runs of ``question``'s tokens that spell ``key``."""
-    tokens = [(m.start(), m.end(), normalize_keyword(m.group())) for m in _PIECE.finditer(question)]
-    spans = []
-    for i in range(len(tokens)):
-        joined = ""
-        for j in range(i, len(tokens)):
-            joined += tokens[j][2]
-            if joined == key:
-                spans.append((tokens[i][0], tokens[j][1]))
-            if len(joined) >= len(key):
-                break
-    return spans
-
-
 def named_by_form(question: str, keyword: str) -> str:
     """How the question points at ``keyword`` as a name (empty when it does not): a section
     mark, quotes, a leading label, a kind word after it."""
-    for start, end in _spans(question, normalize_keyword(keyword)):
+    for start, end in phrase_spans(question, {normalize_keyword(keyword)}):
         after = question[end:]
         if _SECTION_MARK.match(after):
             return "a section mark"

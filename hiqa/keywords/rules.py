@@ -116,20 +116,16 @@ def query_phrases(query: str, max_chars: int = 64) -> frozenset[str]:
     return frozenset(found)
 
 
-def without_phrases(query: str, phrases: Iterable[str]) -> str:
-    """``query`` with every run of its tokens that spells one of ``phrases`` (normalised forms,
-    as :func:`query_phrases` makes them) cut out, the rest of its wording kept as written.
-
-    ``"xxd: Display help"`` without ``{"xxd"}`` is ``"Display help"``: what the question asks
-    of the document it names.  Longest runs first; spaces collapsed and punctuation left at
-    either end trimmed.  Empty when nothing but the phrases was asked.
-    """
+def phrase_spans(query: str, phrases: Iterable[str]) -> list[tuple[int, int]]:
+    """Character spans of the runs of ``query``'s tokens that spell one of ``phrases``
+    (normalised forms, as :func:`query_phrases` makes them), left to right, the longest run
+    at each place, runs not overlapping."""
     wanted = frozenset(phrases)
     if not wanted:
-        return query
+        return []
     longest = max(map(len, wanted))
     tokens = [(m.start(), m.end(), normalize_keyword(m.group())) for m in _PIECE.finditer(query)]
-    cuts: list[tuple[int, int]] = []
+    spans: list[tuple[int, int]] = []
     i = 0
     while i < len(tokens):
         joined, end = "", None
@@ -142,8 +138,20 @@ def without_phrases(query: str, phrases: Iterable[str]) -> str:
         if end is None:
             i += 1
             continue
-        cuts.append((tokens[i][0], tokens[end][1]))
+        spans.append((tokens[i][0], tokens[end][1]))
         i = end + 1
+    return spans
+
+
+def without_phrases(query: str, phrases: Iterable[str]) -> str:
+    """``query`` with every run of its tokens that spells one of ``phrases`` (normalised forms,
+    as :func:`query_phrases` makes them) cut out, the rest of its wording kept as written.
+
+    ``"xxd: Display help"`` without ``{"xxd"}`` is ``"Display help"``: what the question asks
+    of the document it names.  Longest runs first; spaces collapsed and punctuation left at
+    either end trimmed.  Empty when nothing but the phrases was asked.
+    """
+    cuts = phrase_spans(query, phrases)
     if not cuts:
         return query
     kept, last = [], 0
