@@ -95,3 +95,17 @@ def test_a_word_that_labels_many_rows_or_a_prose_line_names_no_figure():
     assert texts("What were total operating expenses?", [segment(text)]) == []
     [pp] = texts("What was property, plant and equipment in 2019?", [segment(text)])
     assert pp.startswith("Property, plant and equipment, 2019: 7")
+
+
+def test_a_header_joined_to_its_first_row_and_a_units_note_in_the_path():
+    """As EDGAR's statements come out of the PDF reader: the years and the first row on one
+    line, the rows under a term "(in millions)" below the statement's caption."""
+    text = ("Year Ended December 31,\n\n2017 2018 2019 Net income $ 3,033 $ 10,073 $ 11,588\n\n"
+            "Other comprehensive income (loss):\n\nForeign currency translation adjustments 533 "
+            "(538) 78\n")
+    caption = "CONSOLIDATED STATEMENTS OF COMPREHENSIVE INCOME"
+    seg = Segment("s1", "a.pdf", "Amazon — Form 10-K, fiscal year 2019", "a.pdf",
+                  ("Amazon — Form 10-K, fiscal year 2019", "Item 8", caption, "(in millions)"),
+                  3, 1, 0, (39,), text, text, False, "hca", (0, len(text)))
+    assert texts("What is Amazon's FY2019 net income?", [seg])[0] == (
+        "Net income, 2019: 11,588 — CONSOLIDATED STATEMENTS OF COMPREHENSIVE INCOME, p. 39")

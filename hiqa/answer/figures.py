@@ -27,6 +27,7 @@ from hiqa.model import Segment, segment_pages_label
 
 _NUMBER = re.compile(r"\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\)?%?|—|–")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_LEADING_YEARS = re.compile(r"^\s*((?:(?:19|20)\d\d\s+){2,})(?=[A-Za-z(])")
 _QUESTION_YEAR = re.compile(r"(?<![\d.])(?:FY\s?'?)?((?:19|20)\d\d|(?<=FY)\d\d)(?![\d.])",
                             re.IGNORECASE)
 MAX_FIGURES = 3
@@ -98,18 +99,29 @@ def _years(line: str) -> tuple[str, ...]:
     return years if len(years) >= 2 and len(re.findall(r"\d", label_free)) <= 4 else ()
 
 
+def _caption(path: Sequence[str]) -> str:
+    """The statement a segment's rows belong to: the deepest heading of its path that is not a
+    units note ("(in millions, except per share data)") or a row group ("Current assets:")."""
+    named = [p for p in path if not p.startswith("(") and not p.rstrip().endswith(":")]
+    return named[-1] if named else ""
+
+
 def rows(segments: Sequence[Segment]) -> list[Row]:
     """Every statement row of the context blocks (``block`` 1-based), with its column years."""
     out = []
     for block, seg in enumerate(segments, start=1):
         years: tuple[str, ...] = ()
-        heading = seg.section_path[-1] if seg.section_path else ""
+        heading = _caption(seg.section_path)
         group = ""
         for line in seg.text.splitlines():
             found = _years(line)
             if found:
                 years = found
                 continue
+            lead = _LEADING_YEARS.match(line)
+            if lead:  # "2017 2018 2019 Net income $ 3,033 …": the header joined to a row
+                years = tuple(_YEAR.findall(lead.group(1)))
+                line = line[lead.end():]
             split = _split(line)
             text = " ".join(c for c in _cells(line) if c) or line.strip()
             if split is None:
