@@ -1,0 +1,68 @@
+"""A line per filing (issue #46): its title and keywords from the cover, the Items it prints as
+headings and at which levels, and the segments that still hold a bare page number.
+
+    python bench/bench_filing_structure.py filings/pdfs      # make_filings_corpus.py's output
+    python bench/bench_filing_structure.py --quick           # smoke run: one generated filing
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from hiqa.augment import segment_document
+from hiqa.formats import load_document
+from hiqa.keywords.filing import read_filing
+
+ITEM = re.compile(r"^item\s+(\d+[a-c]?)\b", re.IGNORECASE)
+BARE_NUMBER = re.compile(r"(?m)^\s*\d{1,3}\s*$")
+
+
+def line(pdf: Path) -> str:
+    doc = load_document(pdf)
+    filing = read_filing(doc.markdown)
+    segments = segment_document(doc, "hca")
+    levels: dict[str, int] = {}
+    for s in segments:
+        for depth, title in enumerate(s.path[1:], start=1):
+            m = ITEM.match(title)
+            if m:
+                levels.setdefault(m.group(1).upper(), depth)
+    bare = sum(1 for s in segments if BARE_NUMBER.search(s.text))
+    title = filing.title() if filing else "(not a filing's cover)"
+    at = ", ".join(f"L{lv}: {n}" for lv, n in sorted(Counter(levels.values()).items()))
+    return (f"| {pdf.name} | {title} | {len(levels)} ({at or '-'}) | {bare} of "
+            f"{len(segments)} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("folder", type=Path, nargs="?")
+    ap.add_argument("--quick", action="store_true", help="smoke run: one generated filing")
+    a = ap.parse_args(argv)
+    print("| filing | title from the cover | Items as headings (levels) | segments with a bare "
+          "page number |\n|---|---|---|---|")
+    if a.quick:
+        sys.path.insert(0, str(ROOT / "tests"))
+        from pdf_fixtures import filing_pdf
+
+        with tempfile.TemporaryDirectory() as tmp:
+            pdf = filing_pdf(Path(tmp), "Acme Widgets, Inc.", "10-K",
+                             "For the fiscal year ended May 31, 2019", "July 24, 2019", 2019)
+            print(line(pdf))
+        return 0
+    if a.folder is None:
+        ap.error("give the folder of filings (or --quick)")
+    for pdf in sorted(a.folder.glob("*.pdf")):
+        print(line(pdf), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
