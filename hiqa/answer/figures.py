@@ -134,8 +134,8 @@ def rows(segments: Sequence[Segment]) -> list[Row]:
             if not years:
                 continue  # no period header above: a line with numbers, not a statement row
             label, values = split
-            if len(values) > len(years) and len(values) > 1:
-                values = values[-len(years):] if years else values
+            if len(values) > len(years) > 0:
+                values = values[-len(years):]  # a note mark or a stray number before them
             if group and label.casefold().startswith("total"):
                 group = ""
             out.append(Row(label, tuple(values), years, block, heading,
@@ -160,18 +160,18 @@ def pick_figures(question: str, segments: Sequence[Segment],
     groups = [_stems(r.group) for r in found]
     idf = {t: math.log(1 + len(bags) / (1 + sum(t in b for b in bags))) for t in asked}
     wanted = [y if len(y) == 4 else f"20{y}" for y in _QUESTION_YEAR.findall(question)]
-    scored = []
+    scored: list[tuple[float, float, int]] = []  # (cover, weight, row), earlier rows first
     for i, bag in enumerate(bags):
         shared = asked & bag
         if len(bag) == 1 and sum(bag <= other for other in bags) > MAX_ONE_WORD_ROWS:
             continue  # "Total", "Net": a word that labels rows everywhere names no line item
         if bag and len(shared) / len(bag) >= MIN_COVER:
             context = sum(idf[t] for t in asked & groups[i] - bag)
-            scored.append((len(shared) / len(bag), sum(idf[t] for t in shared) + context, -i))
+            scored.append((len(shared) / len(bag), sum(idf[t] for t in shared) + context, i))
     figures: list[Figure] = []
     seen: set[tuple[str, str]] = set()
-    for *_, i in sorted(scored, reverse=True):
-        row = found[-i]
+    for *_, i in sorted(scored, key=lambda s: (-s[0], -s[1], s[2])):
+        row = found[i]
         column = next((row.years.index(y) for y in wanted if y in row.years), 0)
         if column >= len(row.values):
             continue

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from datetime import date
 
 MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"], start=1)}
+    ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+     "october", "november", "december"), start=1)}
 _DATE = r"([A-Za-z]{3,9})\.?\s+(\d{1,2})\s*,?\s*((?:19|20)\d\d)"
 _FORM = re.compile(r"\bFORM\s+(10-K|10-Q|8-K|20-F|40-F|6-K)(?:/A)?\b", re.IGNORECASE)
 _ANNUAL = re.compile(r"for\s+the\s+fiscal\s+year\s+ended:?\s+" + _DATE, re.IGNORECASE)
@@ -35,7 +36,8 @@ _EVENT = re.compile(r"date\s+of\s+report\s*\(date\s+of\s+earliest\s+event\s+repo
 _REGISTRANT = re.compile(r"\(\s*exact\s+name\s+of\s+registrant", re.IGNORECASE)
 _FILE_NUMBER = re.compile(r"^.*?commission\s+file\s+(?:number|no\.?)\s*:?\s*[\d-]+\s*",
                           re.IGNORECASE)
-_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+_NTH = ("first", "second", "third", "fourth")
+_ORDINALS = {name: n for n, name in enumerate(_NTH, start=1)}
 _QUARTER_OF = re.compile(r"\b(first|second|third|fourth)\s+quarter\s+of\s+fiscal\s+(?:year\s+)?"
                          r"((?:19|20)\d\d)\b", re.IGNORECASE)
 _FISCAL_YEAR = re.compile(r"\bfiscal\s+(?:year\s+)?((?:19|20)\d\d)\b", re.IGNORECASE)
@@ -108,7 +110,7 @@ def _day(d: date | None) -> str:
 
 
 def _nth(q: int) -> str:
-    return ("first", "second", "third", "fourth")[q - 1]
+    return _NTH[q - 1]
 
 
 def _date(month: str, day: str, year: str) -> date | None:
