@@ -51,6 +51,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from enum import Enum
 
+from hiqa.formats.statements import aliases
 from hiqa.model import Block, Document, Section, Segment, normalize_title, page_labels_of
 from hiqa.tokenize import count_tokens
 
@@ -58,8 +59,9 @@ DEFAULT_MAX_TOKENS = 480  # e5's limit is 512 incl. the "passage: " prefix and s
 DEFAULT_FIXED_TOKENS = 256
 PATH_SEPARATOR = " > "
 
-SEGMENT_FORMAT = 2
-"""What ``hca`` augmented text holds: 1, the path; 2, the path and the document's lead.  Each
+SEGMENT_FORMAT = 3
+"""What ``hca`` augmented text holds: 1, the path; 2, the path and the document's lead; 3, as 2
+with a financial statement's other names beside its caption in the path (``_path_line``).  Each
 document's registry record keeps the format it was segmented with (none: 1), so a collection
 can say which of its documents an older HiQA segmented (``Collection.older_format``), and the
 evaluator's cached index is rebuilt when it changes."""
@@ -274,10 +276,25 @@ def _augmented(prefix: str, lead: str, embed: str) -> str:
 
 def _prefix(strategy: Strategy, path: tuple[str, ...]) -> str:
     if strategy is Strategy.HCA:
-        return render_path(path)
+        return _path_line(path)
     if strategy is Strategy.TITLE:
         return path[-1]
     return ""
+
+
+def _path_line(path: tuple[str, ...]) -> str:
+    """The path as the first line of ``hca`` text: a financial statement's caption followed by
+    the names it goes by that it does not print ("Consolidated Statements of Operations (income
+    statement; statement of income; profit and loss)", ``hiqa.formats.statements``).  Filers
+    choose among several names for one statement and questions use yet others ("the income
+    statement", "the statement of financial position"): without them a question naming the
+    statement meets its rows by neither route.  The path itself (payload, display) is as
+    printed."""
+    shown = []
+    for title in path:
+        names = aliases(title)
+        shown.append(f"{title} ({'; '.join(names)})" if names else title)
+    return render_path(shown)
 
 
 def _block_spans(doc: Document, section: Section) -> list[tuple[int, int]]:

@@ -709,3 +709,57 @@ def flowing_footer_pdf(folder: Path, pages: int = 6) -> Path:
             w.paragraph("The schedule of the plant is described in detail, see page 4.")
         w.paragraph(f"2019 FORM 10-K {n}" if n % 2 else f"{n} ACME, INC.", size=7)
     return _save(doc, folder / "flowing-footer.pdf")
+
+
+def statements_filing_pdf(folder: Path) -> Path:
+    """A 10-K's statements as EDGAR sets them: each caption a line in body type ("Acme Widgets,
+    Inc. Consolidated Statements of Income"), an index listing the captions before them, the
+    cash-flow statement running onto a "(continued)" page, the notes' caption repeated at the
+    head of the notes' second page, and an MD&A heading that discusses a statement ("Analysis
+    of the Consolidated Statements of Income").  Pages: 1 cover, 2 MD&A, 3 Item 8 and the
+    index, 4 income, 5 balance sheet, 6-7 cash flows, 8-9 notes."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    w.new_page()
+    for line in ("UNITED STATES", "SECURITIES AND EXCHANGE COMMISSION", "FORM 10-K",
+                 "For the fiscal year ended December 31, 2019", "ACME WIDGETS, INC.",
+                 "(Exact name of registrant as specified in its charter)"):
+        w.paragraph(line)
+    w.new_page()
+    w.heading("Item 7. Management's Discussion and Analysis", 1)
+    w.paragraph("Widget demand rose in every region during the year.")
+    w.heading("Analysis of the Consolidated Statements of Income", 2)
+    w.paragraph("Net income rose on higher widget volumes, and selling costs fell as a share "
+                "of revenues.")
+    w.new_page()
+    w.heading("Item 8. Financial Statements and Supplementary Data", 1)
+    w.paragraph("Index to Consolidated Financial Statements")
+    for caption in ("Consolidated Statements of Income", "Consolidated Balance Sheets",
+                    "Consolidated Statements of Cash Flows"):
+        w.paragraph(caption)
+    statements = [
+        ("Acme Widgets, Inc. Consolidated Statements of Income",
+         [["", "2019", "2018"], ["Revenues", "9,120", "8,450"], ["Cost of sales", "(5,300)",
+          "(4,980)"], ["Net income", "1,210", "1,045"]]),
+        ("Consolidated Balance Sheets",
+         [["", "2019", "2018"], ["Inventories", "2,410", "2,200"],
+          ["Total current assets", "6,530", "6,010"]]),
+        ("Consolidated Statements of Cash Flows",
+         [["", "2019", "2018"], ["Depreciation", "410", "395"],
+          ["Cash provided by operations", "1,880", "1,720"]]),
+        ("Consolidated Statements of Cash Flows (continued)",
+         [["", "2019", "2018"], ["Purchases of property, plant and equipment", "(1,577)",
+          "(1,420)"], ["Cash used by investing activities", "(1,650)", "(1,500)"]]),
+    ]
+    for caption, rows in statements:
+        w.new_page()
+        w.paragraph(caption)
+        w.table(rows)
+    w.new_page()
+    w.paragraph("Notes to Consolidated Financial Statements")
+    w.heading("Note 1. Inventories", 2)
+    w.paragraph("Inventories are stated at the lower of cost and net realizable value.")
+    w.new_page()
+    w.paragraph("Notes to Consolidated Financial Statements")
+    w.paragraph("Finished widgets make up most inventories at the end of each year.")
+    return _save(doc, folder / "acme-2019-10-K.pdf")

@@ -5,10 +5,12 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from pdf_fixtures import filing_pdf
+from pdf_fixtures import filing_pdf, statements_filing_pdf
 
 from hiqa.collection import Collection
 from hiqa.eval.runner import Gold, GoldJudge, Question
+from hiqa.formats.pdf.reader import parse_pdf
+from hiqa.formats.statements import aliases, family
 from hiqa.keywords.filing import company_names, read_filing
 
 COVER = """UNITED STATES
@@ -123,3 +125,72 @@ def test_a_footer_that_flows_with_the_text_is_not_text(tmp_path):
     assert "FORM 10-K" not in doc.markdown and "ACME, INC." not in doc.markdown
     assert "see page 4." in doc.markdown  # a sentence ending one page stays
     assert [h.title for h in doc.headings] == [f"Topic {n}" for n in range(1, 7)]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Consolidated Balance Sheets", "balance sheet"),
+    ("The Boeing Company and Subsidiaries Consolidated Statements of Operations", "income"),
+    ("CONDENSED CONSOLIDATED STATEMENTS OF INCOME (UNAUDITED)", "income"),
+    ("Consolidated Statements of Operations and Comprehensive Income (Loss)", "income"),
+    ("Consolidated Statements of Comprehensive Income (Loss) (continued)", "comprehensive income"),
+    ("PFIZER INC. AND SUBSIDIARY COMPANIES CONDENSED CONSOLIDATED BALANCE SHEETS",
+     "balance sheet"),
+    ("Consolidated Statements of Financial Position", "balance sheet"),
+    ("Consolidated Statements of Changes in Equity", "equity"),
+    ("NOTES TO CONSOLIDATED FINANCIAL STATEMENTS (continued)", "notes"),
+    # an index line, a sentence, a discussion of a statement, a note's heading, a bullet
+    ("Consolidated Statements of Operations 53", None),
+    ("See Notes to the Consolidated Financial Statements on pages 59 - 114.", None),
+    ("ANALYSIS OF THE CONSOLIDATED STATEMENTS OF INCOME", None),
+    ("O. Cash Equivalents and Statement of Cash Flows", None),
+    ("• Cash and cash equivalents Consolidated Balance Sheets", None),
+    ("Amounts recognized in the balance sheets", None),
+    ("Off-Balance Sheet Arrangements", None),
+])
+def test_statement_captions_by_their_grammar(text, expected):
+    assert family(text) == expected
+
+
+def test_a_statement_is_known_by_the_names_it_does_not_print():
+    assert aliases("Consolidated Statements of Operations") == (
+        "income statement", "statement of income", "profit and loss")
+    assert aliases("Consolidated Statements of Financial Position") == ("balance sheet",)
+    assert aliases("Notes to Consolidated Financial Statements") == ()
+    assert aliases("Item 8. Financial Statements") == ()
+
+
+def test_captions_in_body_type_head_their_statements(tmp_path):
+    doc = parse_pdf(statements_filing_pdf(tmp_path), "acme")
+    heads = [(s.level, s.title, s.pages) for s in doc.sections if s.level]
+    assert heads == [
+        (1, "Item 7. Management's Discussion and Analysis", (2,)),
+        (2, "Analysis of the Consolidated Statements of Income", (2,)),
+        (1, "Item 8. Financial Statements and Supplementary Data", (3,)),
+        # the index's lines (page 3) and the "(continued)" page (7) head nothing
+        (2, "Acme Widgets, Inc. Consolidated Statements of Income", (4,)),
+        (2, "Consolidated Balance Sheets", (5,)),
+        (2, "Consolidated Statements of Cash Flows", (6, 7)),
+        (2, "Notes to Consolidated Financial Statements", (8,)),
+        # the notes' caption at the head of page 9 does not cut the note in two
+        (2, "Note 1. Inventories", (8, 9)),
+    ]
+
+
+def test_a_question_naming_a_statement_finds_it(settings, tmp_path):
+    statements_filing_pdf(tmp_path)
+    col = Collection("statements", settings, create=True)
+    col.ingest([tmp_path])
+    (income,) = [s for s in col.segments("acme-2019-10-K.pdf") if 4 in s.pages and s.is_table]
+    assert "income statement" in income.augmented_text.splitlines()[0]
+    assert "income statement" not in " ".join(income.path).casefold()  # the path is as printed
+    for asked, page in (("What was net income according to the income statement?", 4),
+                        ("Total current assets in the statement of financial position", 5),
+                        ("Purchases of property, plant and equipment, cash flow statement",
+                         7)):
+        result, hits = col.search_result(asked, k=3)
+        assert page in hits[0].segment.pages, (asked, [h.segment.pages for h in hits])
+        assert len(result.asked_statements) == 1
+    assert "asks for the income statement" in col.search_result(
+        "Net income in the P&L?", k=3)[0].statements_note()
+    result, _ = col.search_result("Off-balance sheet arrangements", k=3)
+    assert result.asked_statements == () and result.candidates.asked is None

@@ -12,6 +12,7 @@ from qdrant_client.hybrid.fusion import reciprocal_rank_fusion
 from hiqa.retrieve.fusion import (
     Candidates,
     FusionMethod,
+    asked_first,
     fuse,
     keyword_bonus,
     minmax,
@@ -416,3 +417,16 @@ def test_named_first_keeps_each_groups_order():
     matches = np.array([1, 0, 1, 0, 1])
     assert named_first(order, matches).tolist() == [0, 2, 4, 3, 1]
     assert named_first(order, np.zeros(5)).tolist() == order.tolist()
+
+
+def test_the_statement_a_question_asks_for_comes_first_one_per_section():
+    # s2, s3 are rows of the balance sheet (one section, 5), s0 the MD&A paragraph on them
+    c = Candidates(ids=tuple(f"s{i}" for i in range(5)), dense=np.array([0.9, 0.8, 0.7, 0.6, 0.5]),
+                   dense_content=np.full(5, np.nan), bm25=np.zeros(5), matches=np.zeros(5, int),
+                   sections=np.array([1, 2, 5, 5, 3]), asked=np.array([0, 0, 1, 1, 0]))
+    r = fuse(c, FusionMethod.MINMAX, 1.0, 0.2)
+    # the statement's best leads; its second row waits for the other sections' best
+    assert r.ids() == ["s2", "s0", "s1", "s4", "s3"]
+    plain = fuse(replace(c, asked=None), FusionMethod.MINMAX, 1.0, 0.2)
+    assert plain.ids()[0] == "s0" and np.array_equal(r.scores, plain.scores)
+    assert asked_first(np.array([2, 0, 1]), np.zeros(3)).tolist() == [2, 0, 1]

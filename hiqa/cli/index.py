@@ -327,6 +327,8 @@ def print_notes(result: SearchResult, hits: list[Hit], beta: float) -> None:
               f"({', '.join(sorted(result.names_of(named)))})", file=sys.stderr)
     for word in result.not_names if beta > 0 else ():
         print(f"note: {word.message()}", file=sys.stderr)
+    if result.asked_statements:
+        print(f"note: {result.statements_note()}", file=sys.stderr)
     if names_reorder(result.candidates, beta):
         print(f"note: the question names a document; its segments are ordered among themselves "
               f"also by {result.candidates.unnamed_query!r} (scores are the whole question's)",

@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from hiqa.formats.statements import caption_key, family
 from hiqa.model import Block, Document, Heading, NodeKind, Section
 
 Event = Heading | Block
@@ -197,7 +198,44 @@ def resolve_terms(events: list[Event]) -> list[Event]:
             run.append(len(out))
         out.append(ev)
     settle()
-    return _captions_over_terms(out)
+    return _statement_captions(_captions_over_terms(out))
+
+
+def _statement_captions(events: list[Event]) -> list[Event]:
+    """A paragraph that is a financial statement's caption ("Consolidated Balance Sheets",
+    ``hiqa.formats.statements``) is a heading one level below the enclosing heading, so the
+    statement's rows carry its name in their path (issue #46).
+
+    Filings set the caption in body type, so no typographic rule sees it.  Not a heading: a
+    caption followed by another (an index of the statements), the caption of the statement
+    already open (its "(continued)" page), and the notes' caption after its first time (it
+    runs at the head of every page of the notes, between the notes' own headings)."""
+    out: list[Event] = []
+    level = 0
+    open_caption = ""
+    notes_seen = False
+    for i, ev in enumerate(events):
+        if isinstance(ev, Heading) and ev.kind == "heading":
+            if family(ev.title) is None:
+                level, open_caption = ev.level, ""
+            else:
+                open_caption = caption_key(ev.title)
+        if not (isinstance(ev, Block) and ev.kind == "text"):
+            out.append(ev)
+            continue
+        name = family(ev.text)
+        key = caption_key(ev.text) if name else ""
+        nxt = next((e for e in events[i + 1:] if not isinstance(e, Block) or e.text.strip()),
+                   None)
+        following = nxt.text if isinstance(nxt, Block) else nxt.title if nxt else ""
+        if (name is None or key == open_caption or (name == "notes" and notes_seen)
+                or family(following) is not None):
+            out.append(ev)
+            continue
+        notes_seen = notes_seen or name == "notes"
+        open_caption = key
+        out.append(Heading(level + 1, " ".join(ev.text.split()), ev.page, "heading"))
+    return out
 
 
 def _captions_over_terms(events: list[Event]) -> list[Event]:

@@ -84,6 +84,10 @@ class Candidates:
     question names (``matches > 0``), NaN elsewhere (a dense one also NaN while pending);
     :func:`fuse` orders each named document's candidates among themselves with them
     (:func:`within_named`)."""
+    asked: np.ndarray | None = None
+    """1 where the candidate is inside a financial statement the question asks for by name
+    ("the balance sheet", ``formats.statements.asked``), 0 elsewhere; None: it names none.
+    :func:`fuse` ranks those candidates first (:func:`asked_first`)."""
 
     def __post_init__(self) -> None:
         n = len(self.ids)
@@ -94,7 +98,7 @@ class Candidates:
             "bm25": _frozen(self.bm25, np.float64),
             "matches": _frozen(self.matches, np.int64),
         }
-        for name in ("sections", "documents", "names"):
+        for name in ("sections", "documents", "names", "asked"):
             if getattr(self, name) is not None:
                 arrays[name] = _frozen(getattr(self, name), np.int64)
         for name in ("unnamed_dense", "unnamed_bm25"):
@@ -301,6 +305,8 @@ def fuse(
     order = np.argsort(-scores, kind="stable")
     if names_reorder(candidates, beta):
         order = within_named(order, scores, candidates, method, float(alpha), float(beta))
+    if candidates.asked is not None:
+        order = asked_first(order, candidates.asked)
     if candidates.sections is not None:
         order = one_per_section(order, candidates.sections)
     if beta > 0 and named_documents_first:
@@ -382,6 +388,24 @@ def named_first(order: np.ndarray, matches: np.ndarray) -> np.ndarray:
         return order
     named = matches[order] == matches.max()
     return np.concatenate([order[named], order[~named]])
+
+
+def asked_first(order: np.ndarray, asked: np.ndarray) -> np.ndarray:
+    """``order`` with the candidates inside the statement the question asks for first, each
+    group in its own order.
+
+    "What were total current assets, as the balance sheet shows?" asks for a table whose rows
+    are a few words and numbers: by both routes the MD&A paragraph that discusses the same
+    line, or the note that details it, scores as high or higher, though the question said
+    where to look.  Applied before ``one_per_section``, so the statement's best segment (one
+    per section of it) leads and the sections that discuss it follow; before ``named_first``,
+    so the named filing's statement comes before another filing's.  Scores are unchanged.
+    """
+    asked = np.asarray(asked)
+    if not len(order) or not asked.any():
+        return order
+    inside = asked[order] > 0
+    return np.concatenate([order[inside], order[~inside]])
 
 
 def one_per_section(order: np.ndarray, sections: np.ndarray) -> np.ndarray:

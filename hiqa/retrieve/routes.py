@@ -20,6 +20,8 @@ import numpy as np
 
 from hiqa.augment import segment_id
 from hiqa.errors import QueryError
+from hiqa.formats.statements import NAMES, families_of
+from hiqa.formats.statements import asked as asked_in
 from hiqa.index.derived import Derived, derived
 from hiqa.index.lexical import LexicalIndex
 from hiqa.index.parts import Parts
@@ -146,6 +148,21 @@ class SearchResult:
     def named_document(self) -> str | None:
         """The one document the question names (``named``), or None."""
         return next(iter(self.named)) if len(self.named) == 1 else None
+
+    @property
+    def asked_statements(self) -> tuple[str, ...]:
+        """The financial statements the question asks for by name whose segments are among
+        the candidates, ranked first (``fusion.asked_first``); empty when none."""
+        asked = self.candidates.asked
+        if asked is None or not asked.any():
+            return ()
+        return tuple(sorted(asked_in(self.query)))
+
+    def statements_note(self) -> str:
+        """What the app and the CLI say when ``asked_statements`` moved the order."""
+        shown = " and the ".join(NAMES[n] for n in self.asked_statements)
+        return (f"The question asks for the {shown}: the segments inside it come first "
+                "(their scores are unchanged).")
 
     def names_of(self, doc_id: str) -> tuple[str, ...]:
         """The keywords of ``doc_id`` the question holds (empty unless it is in ``named``)."""
@@ -274,10 +291,11 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
     if unnamed:
         number = {doc: n for n, doc in enumerate(sorted(named))}
         unnamed["documents"] = np.array([number[doc_of[i]] for i in ids], dtype=np.int64)
+    segments = CandidateSegments(ids, lambda wanted: fetch(parts, d, wanted))
+    asked = _asked_statements(query, ids, segments)
     cands = Candidates(ids=tuple(ids), dense=dense, dense_content=content, bm25=bm25,
                        matches=matches, names=names, query=query,
-                       sections=lexical.sections(pos), **unnamed)
-    segments = CandidateSegments(ids, lambda wanted: fetch(parts, d, wanted))
+                       sections=lexical.sections(pos), asked=asked, **unnamed)
     most = max(map(len, named.values()), default=0)
     chosen = {doc: tuple(k for k in KeywordSources.of(documents[doc]).texts()
                          if normalize_keyword(k) in found)
@@ -285,6 +303,18 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
     weak = tuple(sorted((n for n in namings.values() if not n.strong), key=lambda n: n.keyword))
     return SearchResult(query=query, candidates=cands, segments=segments, timings=timings,
                         named=chosen, not_names=weak)
+
+
+def _asked_statements(query: str, ids: Sequence[str],
+                      segments: CandidateSegments) -> np.ndarray | None:
+    """``Candidates.asked``: which candidates are inside a financial statement the question
+    names ("the balance sheet"), or None when it names none (then no payload is read)."""
+    wanted = asked_in(query)
+    if not wanted or not ids:
+        return None
+    segments.prefetch(ids)
+    return np.array([bool(families_of(segments[i].path) & wanted) if i in segments
+                     else False for i in ids], dtype=np.int64)
 
 
 def _namings(d: Derived, documents: dict[str, dict[str, Any]], query: str,

@@ -1,0 +1,128 @@
+"""Financial statements by their names: the captions a filing prints over its statements, and
+the names analysts ask for them by (issue #46, items 2 and 3).
+
+A filing sets each primary statement under a caption of a fixed grammar — "Consolidated
+Statements of Operations", "CONSOLIDATED BALANCE SHEETS", "The Boeing Company and Subsidiaries
+Consolidated Statements of Financial Position", "Condensed Consolidated Statements of Cash
+Flows (Unaudited)" — usually as a line of its own in body type, so nothing typographic marks it
+as a heading, and the statement's rows lost its name from their path.  The names are the
+document kind's convention (US GAAP and IFRS statement titles), not a producer's: a company
+picks among "operations", "income", "earnings" for the same statement, and the questions name
+it another way again ("the income statement", "the P&L", "the statement of financial
+position").  So a caption is read by its grammar, and each statement's family carries the other
+names it goes by (``aliases``), which the augmented text adds to its path (``hiqa.augment``).
+"""
+from __future__ import annotations
+
+import re
+
+_FAMILIES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
+    ("income", re.compile(r"\b(?:statements? of (?:consolidated )?(?:operations|income|earnings)"
+                          r"(?: and comprehensive (?:income|loss|earnings))?"
+                          r"|income statements?|profit and loss)\b"),
+     ("income statement", "statement of operations", "statement of income",
+      "profit and loss")),
+    ("comprehensive income", re.compile(r"\bcomprehensive (?:income|loss|earnings)\b"), ()),
+    ("balance sheet", re.compile(r"\b(?:balance sheets?|statements? of (?:consolidated )?"
+                                 r"financial (?:position|condition))\b"),
+     ("balance sheet", "statement of financial position")),
+    ("cash flows", re.compile(r"\b(?:statements? of (?:consolidated )?cash flows?|cash flows? statements?)\b"),
+     ("cash flow statement", "statement of cash flows")),
+    ("equity", re.compile(r"\bstatements? of (?:changes in )?(?:\w+(?:['’]s?)? )?(?:equity|deficit)\b"),
+     ("statement of shareholders' equity", "statement of stockholders' equity")),
+    ("notes", re.compile(r"\bnotes to (?:the )?(?:condensed )?(?:consolidated )?financial statements\b"),
+     ()),
+)
+
+NAMES = {"income": "income statement", "balance sheet": "balance sheet",
+         "cash flows": "cash flow statement", "comprehensive income":
+         "statement of comprehensive income", "equity": "statement of equity",
+         "notes": "notes to the financial statements"}
+"""Each family as the app names it."""
+
+_LEAD = re.compile(r"^(?:(?P<owner>[\w&.,'’-]+(?:\s+[\w&.,'’-]+){0,9}?)\s+)??"
+                   r"(?:(?:(?P<qualified>condensed|consolidated|combined)\s+){1,2}"
+                   r"(?:statements?\b|balance sheets?\b)|statements? of\b|notes to\b)")
+# what a caption's owner (the company printed before it) never ends with: "Analysis of the
+# Consolidated Statements of Income" is a discussion of the statement, "Cash Equivalents and
+# Statement of Cash Flows" a note's heading
+_NOT_OWNER = frozenset(["of", "the", "to", "in", "on", "for", "from", "and", "or", "with", "see", "analysis"])
+_TAIL = re.compile(r"\s*(?:\((?:continued|unaudited|loss|deficit|in [^)]*)\)|[-–—]\s*continued|continued)\s*$",
+                   re.IGNORECASE)
+_MAX_WORDS = 16
+
+
+def family(text: str) -> str | None:
+    """The statement family a caption names ("income", "balance sheet", "cash flows",
+    "comprehensive income", "equity", "notes"), or ``None`` when ``text`` is not a caption.
+
+    A caption is short, ends with the statement's name (after "(continued)", "(Unaudited)",
+    "(in millions)" are set aside), and holds nothing after it: an index line ending in its
+    page number, a sentence ("See Notes to the Consolidated Financial Statements on pages 59 -
+    114.") and a paragraph that mentions a statement are not captions.
+    """
+    line = " ".join(text.split())
+    if not line or len(line.split()) > _MAX_WORDS or line[-1] in ".,;:":
+        return None
+    low = caption_key(line)
+    if not low or low[-1].isdigit():
+        return None
+    lead = _LEAD.match(low)
+    if lead is None or (lead["owner"] and lead["owner"].split()[-1] in _NOT_OWNER):
+        return None
+    for name, pattern, _ in _FAMILIES:
+        found = None
+        for found in pattern.finditer(low):
+            pass
+        if found is not None and found.end() >= len(low.rstrip(" )")) - 1:
+            return name
+    return None
+
+
+def caption_key(text: str) -> str:
+    """A caption as compared with the captions before it: "(continued)" and the like set
+    aside, case and spacing folded."""
+    core, previous = " ".join(text.split()), ""
+    while core != previous:
+        core, previous = _TAIL.sub("", core), core
+    return core.casefold().replace("’", "'")
+
+
+def aliases(text: str) -> tuple[str, ...]:
+    """The other names the statement a caption heads goes by, those it does not print itself:
+    ``("income statement", "statement of income", "profit and loss")`` for "Consolidated
+    Statements of Operations"; ``()`` for a text that is not a caption."""
+    name = family(text)
+    if name is None:
+        return ()
+    low = " ".join(text.split()).casefold().replace("’", "'")
+    names = next(a for n, _, a in _FAMILIES if n == name)
+    return tuple(a for a in names if a.removeprefix("statement of ") not in low
+                 and a not in low)
+
+
+_ASKED: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("comprehensive income", re.compile(r"\bstatements? of comprehensive (?:income|loss)\b")),
+    ("income", re.compile(r"\b(?:income statements?|statements? of (?:consolidated )?"
+                          r"(?:operations|income|earnings)|p\s?&\s?l|profit and loss)\b")),
+    ("balance sheet", re.compile(r"(?<!off-)(?<!off )\bbalance sheets?\b|\bstatements? of "
+                                 r"(?:consolidated )?financial (?:position|condition)\b")),
+    ("cash flows", re.compile(r"\b(?:cash flows? statements?|statements? of (?:consolidated )?"
+                              r"cash flows?)\b")),
+    ("equity", re.compile(r"\b(?:statements? of (?:changes in )?(?:\w+(?:'s?)? )?equity|"
+                          r"equity statements?)\b")),
+)
+
+
+def asked(question: str) -> frozenset[str]:
+    """The statement families a question names, by any of their names ("the P&L", "the
+    statement of financial position", "the cash flow statement"); "off-balance sheet" names
+    none."""
+    low = question.casefold().replace("’", "'")
+    return frozenset(name for name, pattern in _ASKED if pattern.search(low))
+
+
+def families_of(path: tuple[str, ...] | list[str]) -> frozenset[str]:
+    """The statement families a segment's path is inside (its document title aside): the rows
+    of "… > Consolidated Balance Sheets > Current assets:" are in the balance sheet."""
+    return frozenset(f for f in map(family, path[1:]) if f is not None)
