@@ -1,5 +1,7 @@
 """A line per filing (issue #46): its title and keywords from the cover, the Items it prints as
-headings and at which levels, and the segments that still hold a bare page number.
+headings and at which levels, the statements found under the financial statements' Item (Item 8
+of a 10-K, Item 1 of a 10-Q), the headings left on the cover page, and the segments that still
+hold a bare page number.
 
     python bench/bench_filing_structure.py filings/pdfs      # make_filings_corpus.py's output
     python bench/bench_filing_structure.py --quick           # smoke run: one generated filing
@@ -18,9 +20,11 @@ sys.path.insert(0, str(ROOT))
 
 from hiqa.augment import segment_document
 from hiqa.formats import load_document
+from hiqa.formats.statements import families_of
 from hiqa.keywords.filing import read_filing
 
 ITEM = re.compile(r"^item\s+(\d+[a-c]?)\b", re.IGNORECASE)
+STATEMENTS_ITEM = re.compile(r"^item\s+(?:8\b|1\.\s+financial statements)", re.IGNORECASE)
 BARE_NUMBER = re.compile(r"(?m)^\s*\d{1,3}\s*$")
 
 
@@ -37,8 +41,13 @@ def line(pdf: Path) -> str:
     bare = sum(1 for s in segments if BARE_NUMBER.search(s.text))
     title = filing.title() if filing else "(not a filing's cover)"
     at = ", ".join(f"L{lv}: {n}" for lv, n in sorted(Counter(levels.values()).items()))
-    return (f"| {pdf.name} | {title} | {len(levels)} ({at or '-'}) | {bare} of "
-            f"{len(segments)} |")
+    statements = set().union(*(families_of(s.path) for s in segments
+                               if any(STATEMENTS_ITEM.match(t) for t in s.path[1:])))
+    first = min((s.pages[0] for s in doc.sections if s.pages), default=1)
+    cover = sum(1 for s in doc.sections if s.level and s.kind == "heading" and s.pages
+                and s.pages[0] == first)
+    return (f"| {pdf.name} | {title} | {len(levels)} ({at or '-'}) | "
+            f"{', '.join(sorted(statements)) or '-'} | {cover} | {bare} of {len(segments)} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,8 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("folder", type=Path, nargs="?")
     ap.add_argument("--quick", action="store_true", help="smoke run: one generated filing")
     a = ap.parse_args(argv)
-    print("| filing | title from the cover | Items as headings (levels) | segments with a bare "
-          "page number |\n|---|---|---|---|")
+    print("| filing | title from the cover | Items as headings (levels) | statements under the "
+          "statements' Item | headings on the cover page | segments with a bare page number |"
+          "\n|---|---|---|---|---:|---|")
     if a.quick:
         sys.path.insert(0, str(ROOT / "tests"))
         from pdf_fixtures import filing_pdf

@@ -763,3 +763,52 @@ def statements_filing_pdf(folder: Path) -> Path:
     w.paragraph("Notes to Consolidated Financial Statements")
     w.paragraph("Finished widgets make up most inventories at the end of each year.")
     return _save(doc, folder / "acme-2019-10-K.pdf")
+
+
+def form_filing_pdf(folder: Path) -> Path:
+    """A 10-K whose producer set its Parts and Items every which way: the cover's lines bold
+    (headings to a font rule), a printed contents listing the Parts and Items with their pages,
+    "PART I" and "Item 1A" in body type, Item 2 larger than Item 1, "Item 7" and its own
+    sub-heading the same size, a body line that refers to an Item ("Item 7 of this report ..."),
+    and Item 8's auditor's report a heading above the balance sheet's caption in body type.
+    Pages: 1 cover, 2 contents, 3 Part I, 4 Part II."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    w.new_page()
+    w.heading("SECURITIES AND EXCHANGE COMMISSION", 1)
+    w.heading("FORM 10-K", 2)
+    for line in ("For the fiscal year ended December 31, 2019", "ACME WIDGETS, INC.",
+                 "(Exact name of registrant as specified in its charter)"):
+        w.paragraph(line)
+    w.new_page()
+    w.heading("Table of Contents", 2)
+    for line in ("PART I", "Item 1. Business 3", "Item 1A. Risk Factors 3", "Item 2. Properties 3",
+                 "Item 3. Legal Proceedings 3", "PART II", "Item 5. Market for Common Equity 4",
+                 "Item 7. Management's Discussion and Analysis 4",
+                 "Item 7A. Market Risk 4", "Item 8. Financial Statements 4", "PART III",
+                 "Item 10. Directors 4"):
+        w.paragraph(line)
+    w.new_page()
+    w.paragraph("PART I")
+    w.heading("Item 1. Business", 2)
+    w.paragraph("Acme designs and sells widgets to hardware stores.")
+    w.heading("Our Widgets", 3)
+    w.paragraph("Widgets come in three sizes and two colours.")
+    w.paragraph("Item 1A. Risk Factors")
+    w.paragraph("Demand for widgets may fall in a recession.")
+    w.heading("Item 2. Properties", 1)
+    w.paragraph("We lease a plant in Ohio.")
+    w.heading("Item 3. Legal Proceedings", 2)
+    w.paragraph("None.")
+    w.new_page()
+    w.heading("PART II", 1)
+    w.heading("Item 7. Management's Discussion and Analysis", 3)
+    w.paragraph("Item 7 of this report discusses our results, as the risk factors explain.")
+    w.heading("Results of Operations", 3)
+    w.paragraph("Revenue grew on higher widget volumes.")
+    w.heading("Item 8. Financial Statements and Supplementary Data", 2)
+    w.heading("Report of Independent Registered Public Accounting Firm", 3)
+    w.paragraph("We have audited the balance sheets of Acme Widgets, Inc.")
+    w.paragraph("Consolidated Balance Sheets")
+    w.table([["", "2019", "2018"], ["Total current assets", "6,530", "6,010"]])
+    return _save(doc, folder / "acme-form-10-K.pdf")

@@ -5,13 +5,15 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from pdf_fixtures import filing_pdf, statements_filing_pdf
+from pdf_fixtures import filing_pdf, form_filing_pdf, statements_filing_pdf
 
 from hiqa.collection import Collection
 from hiqa.eval.runner import Gold, GoldJudge, Question
+from hiqa.formats.form import form_structure, label
 from hiqa.formats.pdf.reader import parse_pdf
 from hiqa.formats.statements import aliases, family
 from hiqa.keywords.filing import company_names, read_filing
+from hiqa.model import Block, Heading
 
 COVER = """UNITED STATES
 SECURITIES AND EXCHANGE COMMISSION
@@ -194,3 +196,48 @@ def test_a_question_naming_a_statement_finds_it(settings, tmp_path):
         "Net income in the P&L?", k=3)[0].statements_note()
     result, _ = col.search_result("Off-balance sheet arrangements", k=3)
     assert result.asked_statements == () and result.candidates.asked is None
+
+
+@pytest.mark.parametrize(("text", "keys"), [
+    ("Item 1A. Risk Factors", ((0, 1, 0, 1),)),
+    ("ITEM 7. MANAGEMENT’S DISCUSSION AND ANALYSIS", ((0, 7, 0, 0),)),
+    ("Item 8", ((0, 8, 0, 0),)),
+    ("Item 2.02 Results of Operations and Financial Condition", ((0, 2, 2, 0),)),
+    ("PART II. OTHER INFORMATION", ((2, -1, 0, 0),)),
+    ("PART II Item 5. Market for Registrant's Common Equity", ((2, -1, 0, 0), (0, 5, 0, 0))),
+    # a reference, an entry of the printed contents, its column head, prose
+    ("Item 7 of this report discusses our results", ()),
+    ("Item 1. Business 3", ()),
+    ("PART I Page", ()),
+    ("Items are shipped in two days", ()),
+])
+def test_part_and_item_lines(text, keys):
+    assert label(text) == keys
+
+
+def test_parts_and_items_head_a_filing_whatever_its_producer_made_of_them(tmp_path):
+    doc = parse_pdf(form_filing_pdf(tmp_path), "acme")
+    heads = [(s.level, s.title) for s in doc.sections if s.level]
+    assert heads == [
+        (1, "Table of Contents"),  # the cover's bold lines are its text, not headings
+        (1, "PART I"),
+        (2, "Item 1. Business"),
+        (3, "Our Widgets"),
+        (2, "Item 1A. Risk Factors"),  # a line in body type
+        (2, "Item 2. Properties"),  # set larger than Item 1
+        (2, "Item 3. Legal Proceedings"),
+        (1, "PART II"),
+        (2, "Item 7. Management's Discussion and Analysis"),
+        (3, "Results of Operations"),  # set as large as its Item
+        (2, "Item 8. Financial Statements and Supplementary Data"),
+        (3, "Report of Independent Registered Public Accounting Firm"),
+        (3, "Consolidated Balance Sheets"),  # the Item's statement, not the report's
+    ]
+    assert "SECURITIES AND EXCHANGE COMMISSION" in doc.markdown  # kept, as text
+
+
+def test_a_document_with_a_few_numbered_items_is_not_a_filing():
+    events = [Heading(1, "Checklist", 1), Heading(2, "Item 1. Apples", 1),
+              Block("text", "Red ones.", 1), Heading(2, "Item 2. Pears", 1),
+              Heading(3, "Item 3. Plums", 2)]
+    assert form_structure(events) == (events, {})

@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from hiqa.formats.form import form_structure
 from hiqa.formats.statements import caption_key, family
 from hiqa.model import Block, Document, Heading, NodeKind, Section
 
@@ -198,10 +199,10 @@ def resolve_terms(events: list[Event]) -> list[Event]:
             run.append(len(out))
         out.append(ev)
     settle()
-    return _statement_captions(_captions_over_terms(out))
+    return _statement_captions(*form_structure(_captions_over_terms(out)))
 
 
-def _statement_captions(events: list[Event]) -> list[Event]:
+def _statement_captions(events: list[Event], items: dict[int, int]) -> list[Event]:
     """A paragraph that is a financial statement's caption ("Consolidated Balance Sheets",
     ``hiqa.formats.statements``) is a heading one level below the enclosing heading, so the
     statement's rows carry its name in their path (issue #46).
@@ -209,7 +210,9 @@ def _statement_captions(events: list[Event]) -> list[Event]:
     Filings set the caption in body type, so no typographic rule sees it.  Not a heading: a
     caption followed by another (an index of the statements), the caption of the statement
     already open (its "(continued)" page), and the notes' caption after its first time (it
-    runs at the head of every page of the notes, between the notes' own headings)."""
+    runs at the head of every page of the notes, between the notes' own headings).  Inside a
+    filing's Item (``items``: the Item's level at each position, ``formats.form``) a caption is
+    one level below the Item, whatever heading the auditor's report above it got."""
     out: list[Event] = []
     level = 0
     open_caption = ""
@@ -234,7 +237,8 @@ def _statement_captions(events: list[Event]) -> list[Event]:
             continue
         notes_seen = notes_seen or name == "notes"
         open_caption = key
-        out.append(Heading(level + 1, " ".join(ev.text.split()), ev.page, "heading"))
+        out.append(Heading(items.get(i, level) + 1, " ".join(ev.text.split()), ev.page,
+                           "heading"))
     return out
 
 
