@@ -212,6 +212,8 @@ def show_evidence(turn: dict[str, Any]) -> None:
     if result.not_names and beta > 0:
         st.caption(" ".join(escape_markdown(w.message()) + "." for w in result.not_names)
                    + " Its document gets the keyword bonus only.")
+    if result.latest is not None and beta > 0:
+        st.caption(escape_markdown(result.latest_note()))
     if result.asked_statements:
         st.caption(escape_markdown(result.statements_note()))
     if names_reorder(result.candidates, beta):

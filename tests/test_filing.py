@@ -241,3 +241,27 @@ def test_a_document_with_a_few_numbered_items_is_not_a_filing():
               Block("text", "Red ones.", 1), Heading(2, "Item 2. Pears", 1),
               Heading(3, "Item 3. Plums", 2)]
     assert form_structure(events) == (events, {})
+
+
+def test_a_company_and_a_period_name_one_filing_and_a_company_alone_its_latest(settings,
+                                                                              filings):
+    filing_pdf(filings, "Globex Corporation", "10-K", "For the fiscal year ended May 31, 2019",
+               "July 20, 2019", 2019, name="globex-2019-10-K.pdf")
+    col = Collection("conjunction", settings, create=True)
+    col.ingest([filings])
+    assert col.documents["filing-2020-10-K.pdf"]["filing"] == {
+        "company": ["Acme Widgets", "Acme"], "form": "10-K", "period_end": "2020-05-31"}
+    # "2019" also names Globex's fiscal-2019 10-K; "Acme" says whose
+    result, hits = col.search_result("What were Acme's total current assets in 2019?", k=3)
+    assert result.named_document == "filing-2019-10-K.pdf" and result.latest is None
+    assert hits[0].segment.doc_id == "filing-2019-10-K.pdf"
+    result, _ = col.search_result("What were total current assets in fiscal 2019?", k=3)
+    assert set(result.named) == {"filing-2019-10-K.pdf", "globex-2019-10-K.pdf"}
+    # the company alone: its latest filing first, and the note says so
+    result, hits = col.search_result("Is the business of Acme Widgets seasonal?", k=20)
+    assert result.latest == "filing-2020-10-K.pdf"
+    assert hits[0].segment.doc_id == "filing-2020-10-K.pdf"
+    assert "Acme Widgets — Form 10-K, fiscal year 2020" in result.latest_note()
+    docs = [h.segment.doc_id for h in hits]
+    latest_last = max(i for i, d in enumerate(docs) if d == "filing-2020-10-K.pdf")
+    assert "filing-2019-10-K.pdf" in docs[latest_last:]  # the others follow

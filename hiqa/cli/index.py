@@ -327,6 +327,8 @@ def print_notes(result: SearchResult, hits: list[Hit], beta: float) -> None:
               f"({', '.join(sorted(result.names_of(named)))})", file=sys.stderr)
     for word in result.not_names if beta > 0 else ():
         print(f"note: {word.message()}", file=sys.stderr)
+    if result.latest is not None and beta > 0:
+        print(f"note: {result.latest_note()}", file=sys.stderr)
     if result.asked_statements:
         print(f"note: {result.statements_note()}", file=sys.stderr)
     if names_reorder(result.candidates, beta):

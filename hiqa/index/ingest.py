@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import shutil
 import stat
@@ -464,6 +465,8 @@ def _write_one(parts: Parts, job: Job, ready: Prepared, progress: Progress,
     }
     if job.title:
         record["title_override"] = job.title
+    if "filing" in doc.metadata:
+        record["filing"] = json.loads(doc.metadata["filing"])
     checkpoint("ingest:after-markdown")
     result = IngestResult(doc_id, "added", title=doc.title, pages=doc.page_count,
                           sections=n_sections, segments=len(segments),

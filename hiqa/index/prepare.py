@@ -16,6 +16,7 @@ crashing on a hostile file) fails the document it was reading; a new helper take
 """
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import signal
@@ -88,6 +89,8 @@ def prepare(job: Job, strategy: str, counter: TermCounter,
         elif filing is not None:
             doc = replace(doc, title=filing.title(),
                           metadata={**doc.metadata, "title_source": "cover page"})
+        if filing is not None:
+            doc = replace(doc, metadata={**doc.metadata, "filing": json.dumps(filing.record())})
         segments = segment_document(doc, strategy, version=job.version[:16])
         if not segments:
             raise DocumentError(str(job.path), "no text segments could be made from this document")

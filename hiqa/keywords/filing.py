@@ -84,6 +84,16 @@ class Filing:
         name = next(iter(company_names(self.company)), "")
         return f"{name} — {kind}{said}" if name else f"{kind}{said}"
 
+    def record(self) -> dict[str, object]:
+        """What the registry keeps of the filing for ranking (``retrieve.routes``): the
+        company's names, the form, and the end of the period it reports (an 8-K: its event's
+        date) as an ISO date, so filings of one company sort by period."""
+        p = self.period
+        end = None if p is None else (p.event or p.ended)
+        ended = end.isoformat() if end else (f"{p.year}-12-31" if p else "")
+        return {"company": list(company_names(self.company)), "form": self.form,
+                "period_end": ended}
+
     def keywords(self) -> tuple[str, ...]:
         """The names analysts give this filing: the company, and the period in the forms
         questions write it ("FY2019", "FY19", "fiscal 2019", "2019 10-K", "Q2 2023")."""

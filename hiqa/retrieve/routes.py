@@ -117,6 +117,10 @@ class SearchResult:
     not_names: tuple[Naming, ...] = ()
     """The document keywords the question holds but uses as ordinary words: they keep Eq. 2's
     soft bonus only, and the app says so."""
+    latest: str | None = None
+    """The latest of the filings a question names by their company alone, put first
+    (``_filing_names``); None otherwise."""
+    latest_title: str = ""
 
     def rank(self, method: str = DEFAULT_METHOD, alpha: float = DEFAULT_ALPHA,
              beta: float = DEFAULT_BETA, k: int = 10, *, adaptive: bool = False) -> list[Hit]:
@@ -157,6 +161,13 @@ class SearchResult:
         if asked is None or not asked.any():
             return ()
         return tuple(sorted(asked_in(self.query)))
+
+    def latest_note(self) -> str:
+        """What the app and the CLI say when ``latest`` went first."""
+        if self.latest is None:
+            return ""
+        return (f"The question names the company but no period: its latest filing, "
+                f"{self.latest_title or self.latest}, comes first.")
 
     def statements_note(self) -> str:
         """What the app and the CLI say when ``asked_statements`` moved the order."""
@@ -281,8 +292,8 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
     matched: dict[str, frozenset[str]] = {doc: _normalized(d, documents, doc) & phrases
                                           for doc in set(doc_of.values())}
     namings = _namings(d, documents, query, matched)
-    named = {doc: frozenset(k for k in found if namings[k].strong)
-             for doc, found in matched.items()}
+    named, latest = _filing_names({doc: frozenset(k for k in found if namings[k].strong)
+                                   for doc, found in matched.items()}, documents)
     matches = np.array([len(matched[doc_of[i]]) for i in ids], dtype=np.int64)
     names = np.array([len(named[doc_of[i]]) for i in ids], dtype=np.int64)
     timings["union"] = time.perf_counter() - t2
@@ -297,12 +308,48 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
                        matches=matches, names=names, query=query,
                        sections=lexical.sections(pos), asked=asked, **unnamed)
     most = max(map(len, named.values()), default=0)
-    chosen = {doc: tuple(k for k in KeywordSources.of(documents[doc]).texts()
+    chosen = {doc: tuple(k for k in _names(documents[doc])
                          if normalize_keyword(k) in found)
               for doc, found in sorted(named.items()) if most and len(found) == most}
     weak = tuple(sorted((n for n in namings.values() if not n.strong), key=lambda n: n.keyword))
     return SearchResult(query=query, candidates=cands, segments=segments, timings=timings,
-                        named=chosen, not_names=weak)
+                        named=chosen, not_names=weak, latest=latest,
+                        latest_title=str(documents[latest].get("title", "")) if latest else "")
+
+
+_LATEST = "\x00latest"
+"""What ``_filing_names`` adds to the names of the latest filing: no keyword normalises to it."""
+
+
+def _filing_names(named: dict[str, frozenset[str]], documents: Mapping[str, dict[str, Any]]
+                  ) -> tuple[dict[str, frozenset[str]], str | None]:
+    """The names a question gives filings (``named``: each candidate document's keywords the
+    question uses as names), read as a conjunction of company and period, and the latest
+    filing when it names the company alone.
+
+    * A question that names a company names none of another company's filings: "Pfizer's
+      net income in 2019" names Pfizer's filings, not Amazon's fiscal-2019 10-K, which its
+      "2019" names as well (each has one name, so all were named first alike).
+    * A question that names a company and no period ("Is Boeing's business subject to
+      cyclicality?") asks about it as it stands: its latest filing comes first (an extra
+      name), and the app says so; the others stay named, after it.
+
+    Documents without a filing record (``keywords.filing.Filing.record``) are left as they
+    are."""
+    companies = {doc: normalized_keywords([*rec["company"], rec.get("form", "")])
+                 for doc in named
+                 if isinstance(rec := documents.get(doc, {}).get("filing"), dict)}
+    said = {doc for doc, names in companies.items() if named[doc] & names}
+    if said:
+        named = {doc: frozenset() if doc in companies and doc not in said else found
+                 for doc, found in named.items()}
+    most = max(map(len, named.values()), default=0)
+    top = [doc for doc, found in named.items() if most and len(found) == most]
+    if len(top) < 2 or any(doc not in companies or not named[doc] <= companies[doc]
+                           for doc in top):
+        return named, None
+    latest = max(top, key=lambda doc: (str(documents[doc]["filing"].get("period_end", "")), doc))
+    return {**named, latest: named[latest] | {_LATEST}}, latest
 
 
 def _asked_statements(query: str, ids: Sequence[str],
@@ -327,7 +374,7 @@ def _namings(d: Derived, documents: dict[str, dict[str, Any]], query: str,
     every = {doc: _normalized(d, documents, doc) for doc in documents}
     written: dict[str, str] = {}
     for doc, found in matched.items():
-        for k in KeywordSources.of(documents[doc]).texts():
+        for k in _names(documents[doc]):
             if normalize_keyword(k) in found:
                 written.setdefault(normalize_keyword(k), k)
 
@@ -348,8 +395,18 @@ def _normalized(d: Derived, documents: dict[str, dict[str, Any]], doc_id: str) -
     found = d.keywords.get(doc_id)
     if found is None:
         record = documents.get(doc_id, {})
-        found = d.keywords[doc_id] = normalized_keywords(KeywordSources.of(record).texts())
+        found = d.keywords[doc_id] = normalized_keywords(_names(record))
     return found
+
+
+def _names(record: Mapping[str, Any]) -> tuple[str, ...]:
+    """A document's keywords, and a filing's company names (``Filing.record``) even where the
+    keywords leave them out: in a collection of one company's filings the company names more
+    than half the documents, so it tells none apart (``distinctive_keywords``), but a question
+    that says it still names that company's filings, and not another's."""
+    filing = record.get("filing")
+    company = filing.get("company", []) if isinstance(filing, dict) else []
+    return tuple(dict.fromkeys([*KeywordSources.of(record).texts(), *map(str, company)]))
 
 
 def _unnamed_scores(parts: Parts, lexical: LexicalIndex, query: str, names: frozenset[str],
