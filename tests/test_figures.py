@@ -1,7 +1,7 @@
 """Statement figures with their row label, column year and page (issue #46, item 4)."""
 from __future__ import annotations
 
-from hiqa.answer.cited import answer
+from hiqa.answer.cited import answer, build_context
 from hiqa.answer.figures import pick_figures, rows
 from hiqa.model import Segment
 
@@ -109,3 +109,19 @@ def test_a_header_joined_to_its_first_row_and_a_units_note_in_the_path():
                   3, 1, 0, (39,), text, text, False, "hca", (0, len(text)))
     assert texts("What is Amazon's FY2019 net income?", [seg])[0] == (
         "Net income, 2019: 11,588 — CONSOLIDATED STATEMENTS OF COMPREHENSIVE INCOME, p. 39")
+
+
+def test_the_llm_reads_rows_printed_as_text_as_a_table_of_years():
+    text = ("Year Ended December 31,\n\n2017 2018 2019 Net income $ 3,033 $ 10,073 $ 11,588\n\n"
+            "Basic earnings per share $ 6.32 $ 20.68 $ 23.46\n")
+    seg = Segment("s1", "a.pdf", "Amazon — Form 10-K, fiscal year 2019", "a.pdf",
+                  ("Amazon — Form 10-K, fiscal year 2019", "Item 8", "Statements"),
+                  3, 1, 0, (38,), text, text, False, "hca", (0, len(text)))
+    context = build_context([seg])
+    assert ("The figures of [1] by row and year:\n| row | 2017 | 2018 | 2019 |\n|---|---|---|---|\n"
+            "| Net income | 3,033 | 10,073 | 11,588 |\n"
+            "| Basic earnings per share | 6.32 | 20.68 | 23.46 |") in context
+    # a block that is a table already, or holds no statement row, gets nothing more
+    table = segment("| | 2019 | 2018 |\n|---|---|---|\n| Total current assets | 16,525 | 15,134 |")
+    prose = segment("Revenue grew in every region.")
+    assert "The figures of" not in build_context([table, prose])

@@ -9,9 +9,9 @@ from pdf_fixtures import filing_pdf, form_filing_pdf, statements_filing_pdf
 
 from hiqa.collection import Collection
 from hiqa.eval.runner import Gold, GoldJudge, Question
+from hiqa.formats import statements
 from hiqa.formats.form import form_structure, label
 from hiqa.formats.pdf.reader import parse_pdf
-from hiqa.formats.statements import aliases, family
 from hiqa.keywords.filing import company_names, read_filing
 from hiqa.model import Block, Heading
 
@@ -150,15 +150,15 @@ def test_a_footer_that_flows_with_the_text_is_not_text(tmp_path):
     ("Off-Balance Sheet Arrangements", None),
 ])
 def test_statement_captions_by_their_grammar(text, expected):
-    assert family(text) == expected
+    assert statements.family(text) == expected
 
 
 def test_a_statement_is_known_by_the_names_it_does_not_print():
-    assert aliases("Consolidated Statements of Operations") == (
+    assert statements.aliases("Consolidated Statements of Operations") == (
         "income statement", "statement of income", "profit and loss")
-    assert aliases("Consolidated Statements of Financial Position") == ("balance sheet",)
-    assert aliases("Notes to Consolidated Financial Statements") == ()
-    assert aliases("Item 8. Financial Statements") == ()
+    assert statements.aliases("Consolidated Statements of Financial Position") == ("balance sheet",)
+    assert statements.aliases("Notes to Consolidated Financial Statements") == ()
+    assert statements.aliases("Item 8. Financial Statements") == ()
 
 
 def test_captions_in_body_type_head_their_statements(tmp_path):
@@ -265,3 +265,20 @@ def test_a_company_and_a_period_name_one_filing_and_a_company_alone_its_latest(s
     docs = [h.segment.doc_id for h in hits]
     latest_last = max(i for i, d in enumerate(docs) if d == "filing-2020-10-K.pdf")
     assert "filing-2019-10-K.pdf" in docs[latest_last:]  # the others follow
+
+
+@pytest.mark.parametrize(("question", "families"), [
+    ("Use the balance sheet and the P&L statement.", {"balance sheet", "income"}),
+    ("What does the statement of financial position show?", {"balance sheet"}),
+    ("Which cash flow statement line grew most?", {"cash flows"}),
+    # a measure read off one statement asks for it
+    ("Did Pfizer grow its PPNE between FY20 and FY21?", {"balance sheet"}),
+    ("What is the quick ratio?", {"balance sheet"}),
+    ("Does Boeing have an improving gross margin profile?", {"income"}),
+    ("How much was capex in 2022?", {"cash flows"}),
+    # none: an off-balance sheet arrangement, a measure with many homes
+    ("Any off-balance sheet arrangements?", set()),
+    ("Which region had the biggest drop in revenue?", set()),
+])
+def test_the_statements_a_question_asks_for(question, families):
+    assert statements.asked(question) == families

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from hiqa.answer.extractive import pick_sentences
-from hiqa.answer.figures import pick_figures
+from hiqa.answer.figures import pick_figures, rows_table
 from hiqa.augment import render_path
 from hiqa.llm import ChatModel
 from hiqa.model import Segment, segment_pages_label
@@ -65,10 +65,15 @@ def block_header(segment: Segment, number: int) -> str:
 
 
 def build_context(segments: Sequence[Segment]) -> str:
-    """Numbered, path-annotated context blocks, one per segment, in ranking order."""
-    return "\n\n".join(
-        f"{block_header(seg, i)}\n{seg.text.strip()}" for i, seg in enumerate(segments, 1)
-    )
+    """Numbered, path-annotated context blocks, one per segment, in ranking order; a block
+    whose statement rows are lines of text is followed by them as a table, each figure under
+    its year (``figures.rows_table``), so the answer can cite the cell it read."""
+    blocks = []
+    for i, seg in enumerate(segments, 1):
+        table = rows_table(seg)
+        extra = f"\n\nThe figures of [{i}] by row and year:\n{table}" if table else ""
+        blocks.append(f"{block_header(seg, i)}\n{seg.text.strip()}{extra}")
+    return "\n\n".join(blocks)
 
 
 def build_messages(question: str, segments: Sequence[Segment]) -> list[dict[str, str]]:

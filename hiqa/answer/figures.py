@@ -143,6 +143,27 @@ def rows(segments: Sequence[Segment]) -> list[Row]:
     return out
 
 
+def rows_table(segment: Segment) -> str:
+    """The statement rows of a block printed as lines of text ("Net income $ 596 $ 2,371 $
+    3,033" under "2015 2016 2017"), as a Markdown table of label and one column per year; ""
+    when it has none or they already stand in a table.  An LLM given the lines alone has to
+    count columns to know which year a figure is for, and miscounts."""
+    if any(_cells(line) for line in segment.text.splitlines()):
+        return ""
+    found = rows([segment])
+    if not found:
+        return ""
+    years = max((r.years for r in found), key=len)
+    lines = [f"| {' | '.join(('row', *years))} |", f"|{'---|' * (len(years) + 1)}"]
+    for r in found:
+        if r.years != years:
+            continue  # under another header: its columns are other years
+        values = ("",) * (len(years) - len(r.values)) + r.values[-len(years):]
+        label = f"{r.group}: {r.label}" if r.group else r.label
+        lines.append(f"| {' | '.join((label, *values))} |")
+    return "\n".join(lines)
+
+
 def _stems(text: str) -> set[str]:
     return {t for t in terms(text) if t.isalpha() and len(t) > 1}
 

@@ -113,13 +113,29 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = (
                           r"equity statements?)\b")),
 )
 
+_MEASURES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("income", re.compile(r"\b(?:gross (?:margin|profit)s?|operating margins?|cost of goods sold|"
+                          r"cogs|ebitda?|earnings per share|eps)\b")),
+    ("balance sheet", re.compile(r"\b(?:quick ratio|current ratio|working capital|"
+                                 r"total (?:current )?(?:assets|liabilities)|"
+                                 r"current (?:assets|liabilities)|pp\s?&\s?e|ppne|"
+                                 r"property,? plant,? and equipment|debt[- ]to[- ]equity)\b")),
+    ("cash flows", re.compile(r"\b(?:capital expenditures?|capex|free cash flows?|"
+                              r"cash flows? from (?:operating|investing|financing)|"
+                              r"(?:operating|investing|financing) cash flows?)\b")),
+)
+"""Measures an analyst reads off one statement by convention: a ratio or line item named in a
+question ("net PP&E", "the quick ratio", "gross margin", "capex") asks for that statement as
+much as its name would.  Only measures with one home: revenue, debt or tax are discussed in
+MD&A and the notes as much as shown in a statement, so they ask for none."""
+
 
 def asked(question: str) -> frozenset[str]:
-    """The statement families a question names, by any of their names ("the P&L", "the
-    statement of financial position", "the cash flow statement"); "off-balance sheet" names
-    none."""
+    """The statement families a question asks for: by any of their names ("the P&L", "the
+    statement of financial position", "the cash flow statement"; "off-balance sheet" names
+    none) or by a measure read off one of them (``_MEASURES``: "net PP&E", "gross margin")."""
     low = question.casefold().replace("’", "'")
-    return frozenset(name for name, pattern in _ASKED if pattern.search(low))
+    return frozenset(name for name, pattern in (*_ASKED, *_MEASURES) if pattern.search(low))
 
 
 def families_of(path: tuple[str, ...] | list[str]) -> frozenset[str]:
