@@ -276,6 +276,7 @@ def test_a_company_and_a_period_name_one_filing_and_a_company_alone_its_latest(s
     ("What is the quick ratio?", {"balance sheet"}),
     ("Does Boeing have an improving gross margin profile?", {"income"}),
     ("How much was capex in 2022?", {"cash flows"}),
+    ("Purchases of property, plant and equipment in 2019?", set()),
     # none: an off-balance sheet arrangement, a measure with many homes
     ("Any off-balance sheet arrangements?", set()),
     ("Which region had the biggest drop in revenue?", set()),

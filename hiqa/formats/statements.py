@@ -118,8 +118,10 @@ _MEASURES: tuple[tuple[str, re.Pattern[str]], ...] = (
                           r"cogs|ebitda?|earnings per share|eps)\b")),
     ("balance sheet", re.compile(r"\b(?:quick ratio|current ratio|working capital|"
                                  r"total (?:current )?(?:assets|liabilities)|"
-                                 r"current (?:assets|liabilities)|pp\s?&\s?e|ppne|"
-                                 r"property,? plant,? and equipment|debt[- ]to[- ]equity)\b")),
+                                 r"current (?:assets|liabilities)|debt[- ]to[- ]equity)\b"
+                                 # PP&E, but not its purchases (a cash-flow line)
+                                 r"|(?<!purchases of )(?<!additions to )(?<!payments for )"
+                                 r"\b(?:pp\s?&\s?e|ppne|property,? plant,? and equipment)\b")),
     ("cash flows", re.compile(r"\b(?:capital expenditures?|capex|free cash flows?|"
                               r"cash flows? from (?:operating|investing|financing)|"
                               r"(?:operating|investing|financing) cash flows?)\b")),
