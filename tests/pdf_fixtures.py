@@ -812,3 +812,22 @@ def form_filing_pdf(folder: Path) -> Path:
     w.paragraph("Consolidated Balance Sheets")
     w.table([["", "2019", "2018"], ["Total current assets", "6,530", "6,010"]])
     return _save(doc, folder / "acme-form-10-K.pdf")
+
+
+def exhibit_numbers_pdf(folder: Path) -> Path:
+    """A 20-page report with an exhibit bound after it that numbers its own pages right under
+    its text: pages 17-19 end "1", "2", "3" (too few pages for a flowing footer's quarter);
+    page 1 ends with a table's last figure, a bare "7" in step with nothing."""
+    doc = pymupdf.open()
+    for n in range(1, 21):
+        w = Writer(doc)
+        w.new_page()
+        w.heading("Exhibit 10.1 Deferred Compensation Plan" if n >= 17 else f"Report part {n}", 2)
+        for _ in range(1 + n % 2):
+            w.paragraph()
+        w.paragraph(f"Clause {n} applies to every participant of the plan.")
+        if n == 1:
+            w.paragraph("7")
+        elif 17 <= n <= 19:
+            w.paragraph(str(n - 16))
+    return _save(doc, folder / "exhibit-numbers.pdf")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from pdf_fixtures import filing_pdf, form_filing_pdf, statements_filing_pdf
+from pdf_fixtures import exhibit_numbers_pdf, filing_pdf, form_filing_pdf, statements_filing_pdf
 
 from hiqa.collection import Collection
 from hiqa.eval.runner import Gold, GoldJudge, Question
@@ -283,3 +283,11 @@ def test_a_company_and_a_period_name_one_filing_and_a_company_alone_its_latest(s
 ])
 def test_the_statements_a_question_asks_for(question, families):
     assert statements.asked(question) == families
+
+
+def test_numbers_ending_pages_in_step_with_them_are_page_numbers(tmp_path):
+    doc = parse_pdf(exhibit_numbers_pdf(tmp_path), "exhibit")
+    lines = [ln.strip() for ln in doc.markdown.splitlines() if ln.strip()]
+    assert not {"1", "2", "3"} & set(lines)  # the exhibit's own page numbers
+    assert "7" in lines  # a figure that ends a page, in step with no other
+    assert "Clause 19 applies to every participant of the plan." in lines

@@ -355,6 +355,30 @@ def _mark_flowing_footers(lines: Sequence[Line], page_heights: Sequence[float],
     for i in ends:
         if len(pages_by_key[_furniture_key(lines[i].text)]) >= least:
             lines[i].role = FURNITURE
+    _mark_counting_pages(lines, list(last.values()))
+
+
+COUNTING_PAGES = 3
+"""Pages whose last lines are bare numbers in step with the pages (each page's number minus the
+page's place is one constant) before those lines count as page numbers."""
+
+
+def _mark_counting_pages(lines: Sequence[Line], last: Sequence[int]) -> None:
+    """Bare numbers ending pages in step with them (page 142 ends "1", 144 "3", 145 "4") are
+    those pages' numbers, however few pages they number: an exhibit bound after a report (a
+    plan, an indenture) numbers its own ten pages right under its text, too few for the
+    quarter ``_mark_flowing_footers`` asks of a footer.  A figure that happens to end a page
+    (a table's last cell) is not in step with two others."""
+    steps: dict[int, list[int]] = defaultdict(list)
+    for i in last:
+        text = lines[i].text.strip()
+        if text.isdigit() and len(text) <= 4:
+            steps[lines[i].page - int(text)].append(i)
+    for found in steps.values():
+        if len(found) >= COUNTING_PAGES:
+            for i in found:
+                if lines[i].role == BODY:
+                    lines[i].role = FURNITURE
 
 
 def _page_edges(lines: Sequence[Line]) -> set[int]:
