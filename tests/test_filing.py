@@ -10,7 +10,7 @@ from pdf_fixtures import exhibit_numbers_pdf, filing_pdf, form_filing_pdf, state
 from hiqa.collection import Collection
 from hiqa.eval.runner import Gold, GoldJudge, Question
 from hiqa.formats import statements
-from hiqa.formats.form import form_structure, label
+from hiqa.formats.form import form_structure, label, note_headings
 from hiqa.formats.pdf.reader import parse_pdf
 from hiqa.keywords.filing import company_names, read_filing
 from hiqa.model import Block, Heading
@@ -291,3 +291,23 @@ def test_numbers_ending_pages_in_step_with_them_are_page_numbers(tmp_path):
     assert not {"1", "2", "3"} & set(lines)  # the exhibit's own page numbers
     assert "7" in lines  # a figure that ends a page, in step with no other
     assert "Clause 19 applies to every participant of the plan." in lines
+
+
+def test_numbered_notes_in_body_type_head_their_notes():
+    """As Pfizer sets them: the notes' lines in body type, so they ran on under the cash-flow
+    statement's caption; a mention of a note in the text is not one."""
+    events = [Heading(2, "Item 8. Financial Statements", 1),
+              Heading(3, "Consolidated Statements of Cash Flows", 1),
+              Block("text", "Cash paid for taxes 1,200", 1),
+              Block("text", "Note 1. Basis of Presentation", 2), Block("text", "We report…", 2),
+              Block("text", "Note 2. Inventories", 3), Block("text", "Note 1 describes it.", 3),
+              Heading(3, "BALANCES WITHOUT", 3),  # a column head read as a heading
+              Block("text", "Note 3. Debt", 4), Heading(2, "Item 9. Changes", 5)]
+    items = {i: 2 for i in range(1, 9)}
+    out = note_headings(events, items)
+    heads = [(e.level, e.title) for e in out if isinstance(e, Heading)]
+    assert heads == [(2, "Item 8. Financial Statements"),
+                     (3, "Consolidated Statements of Cash Flows"),
+                     (3, "Note 1. Basis of Presentation"), (3, "Note 2. Inventories"),
+                     (4, "BALANCES WITHOUT"), (3, "Note 3. Debt"), (2, "Item 9. Changes")]
+    assert note_headings(events[:6], items) == events[:6]  # two notes are not yet a run

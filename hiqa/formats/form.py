@@ -31,6 +31,7 @@ Event = Heading | Block
 _ITEM = re.compile(r"^item\s+(\d{1,2})(?:\.(\d{2}))?([abc])?(?=[\s.:—–-]|$)[\s.:—–-]*(.*)$",
                    re.IGNORECASE)
 _PART = re.compile(r"^part\s+(iv|i{1,3})(?=[\s.:—–-]|$)[\s.:—–-]*(.*)$", re.IGNORECASE)
+_NOTE = re.compile(r"^note\s+(\d{1,2})(?=[\s.:—–-])[\s.:—–-]*([A-Z(].*)$", re.IGNORECASE)
 _ITEM_MENTION = re.compile(r"\bitem\s+(\d{1,2}[abc]?)\b", re.IGNORECASE)
 _PART_MENTION = re.compile(r"\bpart\s+(iv|i{1,3})\b", re.IGNORECASE)
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4}
@@ -208,3 +209,41 @@ def _relevel(events: Sequence[Event], chain: list[Mark], front: int
         if item_open:
             items[len(out) - 1] = item_open
     return out, items
+
+
+MIN_NOTES = 3
+"""Notes numbered in order inside an Item before their lines are read as the notes' headings."""
+
+
+def note_headings(events: list[Event], items: dict[int, int]) -> list[Event]:
+    """Inside a filing's Items (``items``, from ``form_structure``), the numbered notes to the
+    financial statements ("Note 1. Basis of Presentation …", in order, three or more) head
+    their notes: one level below the notes' caption when the Item has one ("Notes to
+    Consolidated Financial Statements"), else one below the Item.  Some producers set them in
+    body type: the notes then ran on under the last statement's caption."""
+    found: list[Mark] = []
+    for i, ev in enumerate(events):
+        text = " ".join(_text(ev).split())
+        note = _NOTE.match(text) if i in items and len(text.split()) <= _MAX_WORDS else None
+        if note is not None and not note[2].rstrip()[-1:].isdigit():
+            found.append(Mark(i, (0, int(note[1]), 0, 0), text))
+    chain = _longest_run(found)
+    if len(chain) < MIN_NOTES:
+        return events
+    out = list(events)
+    marks = {m.at for m in chain}
+    below, level = 1, 0
+    for i, ev in enumerate(events):
+        if isinstance(ev, Heading) and ev.kind == "heading" and i in items and i not in marks:
+            if family(ev.title) == "notes":
+                below = 2
+            elif ev.level <= items[i]:
+                below, level = 1, 0
+            elif level and chain[0].at < i < chain[-1].at and ev.level <= level:
+                # between two notes nothing but a note is a note's peer (a table's column
+                # head read as a heading stays inside the note it is in)
+                out[i] = Heading(level + 1, ev.title, ev.page, "heading", ev.raw)
+        if i in marks:
+            level = items[i] + below
+            out[i] = Heading(level, " ".join(_text(ev).split()), ev.page, "heading")
+    return out

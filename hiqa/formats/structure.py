@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from hiqa.formats.form import form_structure
+from hiqa.formats.form import form_structure, note_headings
 from hiqa.formats.statements import caption_key, family
 from hiqa.model import Block, Document, Heading, NodeKind, Section
 
@@ -199,7 +199,8 @@ def resolve_terms(events: list[Event]) -> list[Event]:
             run.append(len(out))
         out.append(ev)
     settle()
-    return _statement_captions(*form_structure(_captions_over_terms(out)))
+    events, items = form_structure(_captions_over_terms(out))
+    return note_headings(_statement_captions(events, items), items)
 
 
 def _statement_captions(events: list[Event], items: dict[int, int]) -> list[Event]:

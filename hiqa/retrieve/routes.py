@@ -332,7 +332,9 @@ def _filing_names(named: dict[str, frozenset[str]], documents: Mapping[str, dict
       "2019" names as well (each has one name, so all were named first alike).
     * A question that names a company and no period ("Is Boeing's business subject to
       cyclicality?") asks about it as it stands: its latest filing comes first (an extra
-      name), and the app says so; the others stay named, after it.
+      name), and the app says so; the others stay named, after it.  A question that names a
+      period, even one none of that company's filings is of ("Pfizer … in 2019", which the
+      fiscal-2021 10-K reports among its three years), gets no latest.
 
     Documents without a filing record (``keywords.filing.Filing.record``) are left as they
     are."""
@@ -340,13 +342,13 @@ def _filing_names(named: dict[str, frozenset[str]], documents: Mapping[str, dict
                  for doc in named
                  if isinstance(rec := documents.get(doc, {}).get("filing"), dict)}
     said = {doc for doc, names in companies.items() if named[doc] & names}
+    periods = frozenset().union(*named.values()) - frozenset().union(*companies.values())
     if said:
         named = {doc: frozenset() if doc in companies and doc not in said else found
                  for doc, found in named.items()}
     most = max(map(len, named.values()), default=0)
     top = [doc for doc, found in named.items() if most and len(found) == most]
-    if len(top) < 2 or any(doc not in companies or not named[doc] <= companies[doc]
-                           for doc in top):
+    if len(top) < 2 or periods or any(doc not in companies for doc in top):
         return named, None
     latest = max(top, key=lambda doc: (str(documents[doc]["filing"].get("period_end", "")), doc))
     return {**named, latest: named[latest] | {_LATEST}}, latest
@@ -400,13 +402,14 @@ def _normalized(d: Derived, documents: dict[str, dict[str, Any]], doc_id: str) -
 
 
 def _names(record: Mapping[str, Any]) -> tuple[str, ...]:
-    """A document's keywords, and a filing's company names (``Filing.record``) even where the
-    keywords leave them out: in a collection of one company's filings the company names more
-    than half the documents, so it tells none apart (``distinctive_keywords``), but a question
-    that says it still names that company's filings, and not another's."""
+    """A document's keywords, and a filing's company names and form (``Filing.record``) even
+    where the keywords leave them out: in a collection of one company's filings the company
+    names more than half the documents, so it tells none apart (``distinctive_keywords``), but a
+    question that says it still names that company's filings, and not another's; "this 10-K"
+    names the 10-K of a company that also has 10-Qs."""
     filing = record.get("filing")
-    company = filing.get("company", []) if isinstance(filing, dict) else []
-    return tuple(dict.fromkeys([*KeywordSources.of(record).texts(), *map(str, company)]))
+    own = [*filing.get("company", []), filing.get("form", "")] if isinstance(filing, dict) else []
+    return tuple(dict.fromkeys([*KeywordSources.of(record).texts(), *map(str, filter(None, own))]))
 
 
 def _unnamed_scores(parts: Parts, lexical: LexicalIndex, query: str, names: frozenset[str],
