@@ -311,3 +311,38 @@ def test_numbered_notes_in_body_type_head_their_notes():
                      (3, "Note 1. Basis of Presentation"), (3, "Note 2. Inventories"),
                      (4, "BALANCES WITHOUT"), (3, "Note 3. Debt"), (2, "Item 9. Changes")]
     assert note_headings(events[:6], items) == events[:6]  # two notes are not yet a run
+
+
+def test_the_statement_a_measure_asks_for_joins_the_candidates_from_the_leading_filings():
+    """Among many segments the question's words never reach the statement's rows; the rows of
+    the statements it asks for in the documents its best candidates come from join them."""
+    from hiqa.index.lexical import LexicalIndex
+    from hiqa.retrieve.routes import _statement_ids
+
+    ids, docs, heads, bodies = [], [], [], []
+    for doc in ("acme", "globex"):
+        for n in range(30):
+            ids.append(f"{doc}-{n}")
+            docs.append(doc)
+            heads.append(f"{doc} 10-K > Item 7 > Topic {n}")
+            bodies.append(f"Discussion {n} of widget demand and pricing.")
+        ids.append(f"{doc}-bs")
+        docs.append(doc)
+        heads.append(f"{doc} 10-K > Item 8 > Consolidated Balance Sheets "
+                     "(statement of financial position)")
+        bodies.append("Property, plant and equipment, net 1,210 1,045")
+    lexical = LexicalIndex.build(ids, bodies, docs, heads)
+    found = _statement_ids(lexical, "Did Acme grow its PPNE?", ["acme-3"])
+    assert found == ["acme-bs"]  # Acme's balance sheet, not Globex's
+    assert _statement_ids(lexical, "Did Acme grow its widget demand?", ["acme-3"]) == []
+
+
+def test_a_measure_brings_its_statement_in_though_the_rows_share_no_word(settings, tmp_path):
+    """"PPNE" is printed "Purchases of property, plant and equipment" nowhere and matches no
+    row; the question asks for the balance sheet by it, and the balance sheet comes first."""
+    statements_filing_pdf(tmp_path)
+    col = Collection("measures", settings, create=True)
+    col.ingest([tmp_path])
+    result, hits = col.search_result("Did Acme grow its PPNE in 2019?", k=3)
+    assert result.asked_statements == ("balance sheet",)
+    assert 5 in hits[0].segment.pages  # the balance sheet's page

@@ -274,6 +274,7 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
         bm25_all = np.where(np.isin(lexical.doc_ids, scope), bm25_all, -np.inf)
     top_b = top_k(bm25_all, k)
     bm25_ids = [lexical.ids[i] for i in top_b[bm25_all[top_b] > 0].tolist()]  # not 0, not -inf
+    bm25_ids += _statement_ids(lexical, query, [sid for sid, _ in dense_hits[:10]] + bm25_ids[:10])
     timings["bm25"] = time.perf_counter() - t1
     t2 = time.perf_counter()
     # sorted: the store returns equal scores in no fixed order, and fusion breaks ties by
@@ -352,6 +353,30 @@ def _filing_names(named: dict[str, frozenset[str]], documents: Mapping[str, dict
         return named, None
     latest = max(top, key=lambda doc: (str(documents[doc]["filing"].get("period_end", "")), doc))
     return {**named, latest: named[latest] | {_LATEST}}, latest
+
+
+STATEMENT_K = 20
+"""Candidates the statement a question asks for brings in (``_statement_ids``)."""
+
+
+def _statement_ids(lexical: LexicalIndex, query: str, leading: Sequence[str]) -> list[str]:
+    """The segments of the statements a question asks for, in the documents its best
+    candidates (``leading``) come from: a question that asks for a statement by a measure
+    shares few words with its rows ("Did Pfizer grow its PPNE between FY20 and FY21?": the row
+    is "Property, plant and equipment, net"), so by both routes the statement may not be among
+    the candidates ``asked_first`` can put first.  Scored by the statements' names alone, which
+    the statements' paths carry (``augment._path_line``)."""
+    wanted = asked_in(query)
+    pos = lexical.positions(list(leading))
+    if not wanted or not len(lexical) or not (pos >= 0).any():
+        return []
+    scores = lexical.scores(" ".join(NAMES[f] for f in sorted(wanted)))
+    found: list[str] = []
+    for doc in np.unique(lexical.doc_ids[pos[pos >= 0]]):  # each document's own best
+        own = np.where(lexical.doc_ids == doc, scores, -np.inf)
+        top = top_k(own, STATEMENT_K)
+        found += [lexical.ids[i] for i in top[own[top] > 0].tolist()]
+    return found
 
 
 def _asked_statements(query: str, ids: Sequence[str],
