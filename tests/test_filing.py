@@ -301,16 +301,17 @@ def test_numbered_notes_in_body_type_head_their_notes():
               Block("text", "Cash paid for taxes 1,200", 1),
               Block("text", "Note 1. Basis of Presentation", 2), Block("text", "We report…", 2),
               Block("text", "Note 2. Inventories", 3), Block("text", "Note 1 describes it.", 3),
+              Block("text", "Note 3 describes the debt below.", 3),
               Heading(3, "BALANCES WITHOUT", 3),  # a column head read as a heading
               Block("text", "Note 3. Debt", 4), Heading(2, "Item 9. Changes", 5)]
-    items = {i: 2 for i in range(1, 9)}
+    items = {i: 2 for i in range(1, len(events) - 1)}
     out = note_headings(events, items)
     heads = [(e.level, e.title) for e in out if isinstance(e, Heading)]
     assert heads == [(2, "Item 8. Financial Statements"),
                      (3, "Consolidated Statements of Cash Flows"),
                      (3, "Note 1. Basis of Presentation"), (3, "Note 2. Inventories"),
                      (4, "BALANCES WITHOUT"), (3, "Note 3. Debt"), (2, "Item 9. Changes")]
-    assert note_headings(events[:6], items) == events[:6]  # two notes are not yet a run
+    assert note_headings(events[:7], items) == events[:7]  # two notes are not yet a run
 
 
 def test_the_statement_a_measure_asks_for_joins_the_candidates_from_the_leading_filings():

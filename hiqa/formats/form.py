@@ -13,9 +13,10 @@ paragraph that starts "Item N[A-C]" or "Part I-IV", on a page that is not the pr
 (a page listing eight Items or more), and keeps the longest run of them in the form's order
 (Part, then Item number, then letter).  With four Items or more the document is a filing of that
 form: Parts become level 1, Items the level below (level 1 without Parts), every other heading
-keeps its depth relative to the shallowest heading of its Item; headings of the cover page (the
-document's first page, before any Part or Item) become its text.  Anything else is left as the
-parser made it.
+keeps its depth relative to the shallowest heading of its Item; headings of the front pages (the
+cover, up to the printed contents, before any Part or Item) become their text.  Anything else
+is left as the parser made it.  ``note_headings`` then makes the numbered notes to the financial
+statements ("Note 1. Basis of Presentation") the headings of their notes.
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ Event = Heading | Block
 _ITEM = re.compile(r"^item\s+(\d{1,2})(?:\.(\d{2}))?([abc])?(?=[\s.:—–-]|$)[\s.:—–-]*(.*)$",
                    re.IGNORECASE)
 _PART = re.compile(r"^part\s+(iv|i{1,3})(?=[\s.:—–-]|$)[\s.:—–-]*(.*)$", re.IGNORECASE)
-_NOTE = re.compile(r"^note\s+(\d{1,2})(?=[\s.:—–-])[\s.:—–-]*([A-Z(].*)$", re.IGNORECASE)
+_NOTE = re.compile(r"^(?i:note)\s+(\d{1,2})(?=[\s.:—–-])[\s.:—–-]*([A-Z(].*)$")
 _ITEM_MENTION = re.compile(r"\bitem\s+(\d{1,2}[abc]?)\b", re.IGNORECASE)
 _PART_MENTION = re.compile(r"\bpart\s+(iv|i{1,3})\b", re.IGNORECASE)
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4}
