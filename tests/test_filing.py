@@ -327,6 +327,11 @@ def test_the_statement_a_measure_asks_for_joins_the_candidates_from_the_leading_
             docs.append(doc)
             heads.append(f"{doc} 10-K > Item 7 > Topic {n}")
             bodies.append(f"Discussion {n} of widget demand and pricing.")
+        ids.append(f"{doc}-note")  # a note that says "balance sheet" in every line
+        docs.append(doc)
+        heads.append(f"{doc} 10-K > Item 8 > Note 9. Pensions")
+        bodies.append("Amounts recognized in the balance sheets. Balance sheet classification "
+                      "of the plans. The balance sheet dates.")
         ids.append(f"{doc}-bs")
         docs.append(doc)
         heads.append(f"{doc} 10-K > Item 8 > Consolidated Balance Sheets "
@@ -334,7 +339,7 @@ def test_the_statement_a_measure_asks_for_joins_the_candidates_from_the_leading_
         bodies.append("Property, plant and equipment, net 1,210 1,045")
     lexical = LexicalIndex.build(ids, bodies, docs, heads)
     found = _statement_ids(lexical, "Did Acme grow its PPNE?", ["acme-3"])
-    assert found == ["acme-bs"]  # Acme's balance sheet, not Globex's
+    assert found == ["acme-bs"]  # Acme's balance sheet, not its note, not Globex's
     assert _statement_ids(lexical, "Did Acme grow its widget demand?", ["acme-3"]) == []
 
 

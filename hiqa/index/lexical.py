@@ -225,6 +225,13 @@ class LexicalIndex:
             total += context.take(self._context_of)
         return total
 
+    def head_scores(self, query: str) -> np.ndarray:
+        """BM25 score of every segment's head alone (its cascaded path and lead): which
+        segments sit under a heading that holds the query's terms, however their bodies read."""
+        if self._head is None:
+            return np.zeros(len(self.ids), dtype=np.float64)
+        return self._head.sums(terms(query)).astype(np.float64)
+
     def body_documents(self, text: str) -> frozenset[str] | None:
         """The documents some segment body of which holds every BM25 term of ``text``: how
         widely the collection uses a word (``keywords.naming``); None when ``text`` has no

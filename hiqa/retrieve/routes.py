@@ -364,13 +364,15 @@ def _statement_ids(lexical: LexicalIndex, query: str, leading: Sequence[str]) ->
     candidates (``leading``) come from: a question that asks for a statement by a measure
     shares few words with its rows ("Did Pfizer grow its PPNE between FY20 and FY21?": the row
     is "Property, plant and equipment, net"), so by both routes the statement may not be among
-    the candidates ``asked_first`` can put first.  Scored by the statements' names alone, which
-    the statements' paths carry (``augment._path_line``)."""
+    the candidates ``asked_first`` can put first.  Scored by the statements' names in the
+    segments' heads alone, which the statements' paths carry (``augment._path_line``): by the
+    whole text, the notes that mention "the balance sheets" in every paragraph outrank the
+    statement's own rows."""
     wanted = asked_in(query)
     pos = lexical.positions(list(leading))
     if not wanted or not len(lexical) or not (pos >= 0).any():
         return []
-    scores = lexical.scores(" ".join(NAMES[f] for f in sorted(wanted)))
+    scores = lexical.head_scores(" ".join(NAMES[f] for f in sorted(wanted)))
     found: list[str] = []
     for doc in np.unique(lexical.doc_ids[pos[pos >= 0]]):  # each document's own best
         own = np.where(lexical.doc_ids == doc, scores, -np.inf)
