@@ -338,9 +338,10 @@ def test_the_statement_a_measure_asks_for_joins_the_candidates_from_the_leading_
                      "(statement of financial position)")
         bodies.append("Property, plant and equipment, net 1,210 1,045")
     lexical = LexicalIndex.build(ids, bodies, docs, heads)
-    found = _statement_ids(lexical, "Did Acme grow its PPNE?", ["acme-3"])
+    found = _statement_ids(lexical, statements.asked("Did Acme grow its PPNE?"), ["acme-3"])
     assert found == ["acme-bs"]  # Acme's balance sheet, not its note, not Globex's
-    assert _statement_ids(lexical, "Did Acme grow its widget demand?", ["acme-3"]) == []
+    assert _statement_ids(lexical, statements.asked("Did Acme grow its widget demand?"),
+                          ["acme-3"]) == []
 
 
 def test_a_measure_brings_its_statement_in_though_the_rows_share_no_word(settings, tmp_path):

@@ -14,6 +14,7 @@ names it goes by (``aliases``), which the augmented text adds to its path (``hiq
 """
 from __future__ import annotations
 
+import functools
 import re
 
 _FAMILIES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
@@ -41,7 +42,7 @@ NAMES = {"income": "income statement", "balance sheet": "balance sheet",
 """Each family as the app names it."""
 
 _LEAD = re.compile(r"^(?:(?P<owner>[\w&.,'’-]+(?:\s+[\w&.,'’-]+){0,9}?)\s+)??"
-                   r"(?:(?:(?P<qualified>condensed|consolidated|combined)\s+){1,2}"
+                   r"(?:(?:(?:condensed|consolidated|combined)\s+){1,2}"
                    r"(?:statements?\b|balance sheets?\b)|statements? of\b|notes to\b)")
 # what a caption's owner (the company printed before it) never ends with: "Analysis of the
 # Consolidated Statements of Income" is a discussion of the statement, "Cash Equivalents and
@@ -52,6 +53,7 @@ _TAIL = re.compile(r"\s*(?:\((?:continued|unaudited|loss|deficit|in [^)]*)\)|[-�
 _MAX_WORDS = 16
 
 
+@functools.lru_cache(maxsize=4096)
 def family(text: str) -> str | None:
     """The statement family a caption names ("income", "balance sheet", "cash flows",
     "comprehensive income", "equity", "notes"), or ``None`` when ``text`` is not a caption.
@@ -95,7 +97,7 @@ def aliases(text: str) -> tuple[str, ...]:
     name = family(text)
     if name is None:
         return ()
-    low = " ".join(text.split()).casefold().replace("’", "'")
+    low = caption_key(text)
     names = next(a for n, _, a in _FAMILIES if n == name)
     return tuple(a for a in names if a.removeprefix("statement of ") not in low
                  and a not in low)

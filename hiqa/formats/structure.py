@@ -8,6 +8,7 @@ heading stays a separate section.
 """
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -229,11 +230,8 @@ def _statement_captions(events: list[Event], items: dict[int, int]) -> list[Even
             continue
         name = family(ev.text)
         key = caption_key(ev.text) if name else ""
-        nxt = next((e for e in events[i + 1:] if not isinstance(e, Block) or e.text.strip()),
-                   None)
-        following = nxt.text if isinstance(nxt, Block) else nxt.title if nxt else ""
         if (name is None or key == open_caption or (name == "notes" and notes_seen)
-                or family(following) is not None):
+                or family(_following(events, i)) is not None):
             out.append(ev)
             continue
         notes_seen = notes_seen or name == "notes"
@@ -241,6 +239,16 @@ def _statement_captions(events: list[Event], items: dict[int, int]) -> list[Even
         out.append(Heading(items.get(i, level) + 1, " ".join(ev.text.split()), ev.page,
                            "heading"))
     return out
+
+
+def _following(events: list[Event], i: int) -> str:
+    """The text of the first event after ``i`` that has any (a heading's title)."""
+    for ev in itertools.islice(events, i + 1, None):
+        if isinstance(ev, Heading):
+            return ev.title
+        if ev.text.strip():
+            return ev.text
+    return ""
 
 
 def _captions_over_terms(events: list[Event]) -> list[Event]:

@@ -274,7 +274,9 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
         bm25_all = np.where(np.isin(lexical.doc_ids, scope), bm25_all, -np.inf)
     top_b = top_k(bm25_all, k)
     bm25_ids = [lexical.ids[i] for i in top_b[bm25_all[top_b] > 0].tolist()]  # not 0, not -inf
-    bm25_ids += _statement_ids(lexical, query, [sid for sid, _ in dense_hits[:10]] + bm25_ids[:10])
+    asked_for = asked_in(query)  # the statements the question asks for
+    bm25_ids += _statement_ids(lexical, asked_for,
+                               [sid for sid, _ in dense_hits[:10]] + bm25_ids[:10])
     timings["bm25"] = time.perf_counter() - t1
     t2 = time.perf_counter()
     # sorted: the store returns equal scores in no fixed order, and fusion breaks ties by
@@ -304,7 +306,7 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
         number = {doc: n for n, doc in enumerate(sorted(named))}
         unnamed["documents"] = np.array([number[doc_of[i]] for i in ids], dtype=np.int64)
     segments = CandidateSegments(ids, lambda wanted: fetch(parts, d, wanted))
-    asked = _asked_statements(query, ids, segments)
+    asked = _asked_statements(asked_for, ids, segments)
     cands = Candidates(ids=tuple(ids), dense=dense, dense_content=content, bm25=bm25,
                        matches=matches, names=names, query=query,
                        sections=lexical.sections(pos), asked=asked, **unnamed)
@@ -359,8 +361,9 @@ STATEMENT_K = 20
 """Candidates the statement a question asks for brings in (``_statement_ids``)."""
 
 
-def _statement_ids(lexical: LexicalIndex, query: str, leading: Sequence[str]) -> list[str]:
-    """The segments of the statements a question asks for, in the documents its best
+def _statement_ids(lexical: LexicalIndex, wanted: frozenset[str],
+                   leading: Sequence[str]) -> list[str]:
+    """The segments of the statements a question asks for (``wanted``), in the documents its best
     candidates (``leading``) come from: a question that asks for a statement by a measure
     shares few words with its rows ("Did Pfizer grow its PPNE between FY20 and FY21?": the row
     is "Property, plant and equipment, net"), so by both routes the statement may not be among
@@ -368,7 +371,6 @@ def _statement_ids(lexical: LexicalIndex, query: str, leading: Sequence[str]) ->
     segments' heads alone, which the statements' paths carry (``augment._path_line``): by the
     whole text, the notes that mention "the balance sheets" in every paragraph outrank the
     statement's own rows."""
-    wanted = asked_in(query)
     pos = lexical.positions(list(leading))
     if not wanted or not len(lexical) or not (pos >= 0).any():
         return []
@@ -381,11 +383,11 @@ def _statement_ids(lexical: LexicalIndex, query: str, leading: Sequence[str]) ->
     return found
 
 
-def _asked_statements(query: str, ids: Sequence[str],
+def _asked_statements(wanted: frozenset[str], ids: Sequence[str],
                       segments: CandidateSegments) -> np.ndarray | None:
     """``Candidates.asked``: which candidates are inside a financial statement the question
-    names ("the balance sheet"), or None when it names none (then no payload is read)."""
-    wanted = asked_in(query)
+    asks for (``wanted``: "the balance sheet"), or None when it asks for none (then no payload
+    is read)."""
     if not wanted or not ids:
         return None
     segments.prefetch(ids)
