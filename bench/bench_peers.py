@@ -201,7 +201,30 @@ def run_hiqa(corpus: Path, questions: list[Question], settings: Settings,
 
 # --- LlamaIndex ---------------------------------------------------------------------------
 
-def _llamaindex_documents(files: list[Path], root: Path, pages: bool = False) -> list[Any]:
+def _page_chunks(f: Path, cache: Path | None) -> list[tuple[int, str]]:
+    """pymupdf4llm's page chunks of a PDF as (page number, Markdown), kept under ``cache``
+    keyed by the file's bytes and pymupdf4llm's version: on filings the conversion (with its
+    OCR of image-only pages) takes far longer than anything measured after it."""
+    import hashlib
+
+    import pymupdf4llm
+
+    version = getattr(pymupdf4llm, "__version__", getattr(pymupdf4llm, "version", "?"))
+    key = f"{hashlib.sha1(f.read_bytes()).hexdigest()}-{version}.json"
+    if cache is not None and (cache / key).is_file():
+        return [(int(p), t) for p, t in json.loads((cache / key).read_text(encoding="utf-8"))]
+    chunks = []
+    for chunk in pymupdf4llm.to_markdown(str(f), show_progress=False, page_chunks=True):
+        meta = chunk["metadata"]  # "page_number" in pymupdf4llm 0.2, "page" before
+        chunks.append((int(meta.get("page_number", meta.get("page", 0))), chunk["text"]))
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        (cache / key).write_text(json.dumps(chunks), encoding="utf-8")
+    return chunks
+
+
+def _llamaindex_documents(files: list[Path], root: Path, pages: bool = False,
+                          cache: Path | None = None) -> list[Any]:
     """Each file as LlamaIndex documents; with ``pages``, a PDF as pymupdf4llm's page chunks
     (one document per page, its page number in the metadata), as a user of page-gold
     benchmarks builds it."""
@@ -211,12 +234,8 @@ def _llamaindex_documents(files: list[Path], root: Path, pages: bool = False) ->
     for f in files:
         rel = f.relative_to(root).as_posix()
         if f.suffix.lower() == ".pdf" and pages:
-            import pymupdf4llm
-
-            for chunk in pymupdf4llm.to_markdown(str(f), show_progress=False, page_chunks=True):
-                meta = chunk["metadata"]  # "page_number" in pymupdf4llm 0.2, "page" before
-                page = int(meta.get("page_number", meta.get("page", 0)))
-                docs.append(Document(text=chunk["text"], id_=f"{rel}#{page}",
+            for page, text in _page_chunks(f, cache):
+                docs.append(Document(text=text, id_=f"{rel}#{page}",
                                      metadata={"file_name": rel, "page": page}))
             continue
         if f.suffix.lower() == ".pdf":
@@ -293,7 +312,8 @@ def run_llamaindex(corpus: Path, files: list[Path], questions: list[Question],
     LISettings.llm = MockLLM()
     embed_model = HiqaEmbedding(embedder)
     nodes = MarkdownNodeParser().get_nodes_from_documents(
-        _llamaindex_documents(files, corpus, pages=page_gold(questions)))
+        _llamaindex_documents(files, corpus, pages=page_gold(questions),
+                              cache=settings.cache_dir / "peers"))
     log(f"llamaindex: {len(nodes)} nodes; embedding")
     index = VectorStoreIndex(nodes, embed_model=embed_model)
     n = len(nodes)
