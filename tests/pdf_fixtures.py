@@ -814,6 +814,49 @@ def form_filing_pdf(folder: Path) -> Path:
     return _save(doc, folder / "acme-form-10-K.pdf")
 
 
+def contents_filing_pdf(folder: Path) -> Path:
+    """A 10-K whose printed contents (dot leaders, page numbers) lists its Parts and Items and
+    nothing inside them, and whose Items hold sub-headings set only in bold at body size, as
+    EDGAR's producers set MD&A's "Results of Operations".  Pages: 1 cover, 2 contents, 3 Part
+    I, 4 Part II."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    cover = w.new_page()
+    cover.insert_text((LEFT, 100), "FORM 10-K", fontsize=BODY_SIZE, fontname="hebo")
+    cover.insert_text((LEFT, 130), "GLOBEX CORPORATION", fontsize=BODY_SIZE, fontname="hebo")
+    cover.insert_text((LEFT, 160), "For the fiscal year ended December 31, 2021",
+                      fontsize=BODY_SIZE, fontname="helv")
+    toc = w.new_page()
+    toc.insert_text((LEFT, 100), "Table of Contents", fontsize=BODY_SIZE, fontname="hebo")
+    entries = [("PART I", 3), ("Item 1. Business", 3), ("Item 1A. Risk Factors", 3),
+               ("Item 2. Properties", 3), ("PART II", 4),
+               ("Item 7. Management's Discussion and Analysis", 4), ("Item 7A. Market Risk", 4),
+               ("Item 8. Financial Statements", 4)]
+    for k, (title, number) in enumerate(entries):
+        toc.insert_text((LEFT, 130 + 16 * k), f"{title} " + ". " * 20 + str(number),
+                        fontsize=BODY_SIZE, fontname="helv")
+    w.new_page()
+    for line, bold in (("PART I", True), ("Item 1. Business", True),
+                       ("Globex makes gears for the auto industry.", False),
+                       ("Our Products", True), ("Gears come in steel and brass.", False),
+                       ("Item 1A. Risk Factors", True), ("Steel prices may rise.", False),
+                       ("Item 2. Properties", True), ("We own a plant in Ohio.", False)):
+        w.paragraph(line, font="hebo" if bold else "helv")
+    w.new_page()
+    for line, bold in (("PART II", True),
+                       ("Item 7. Management's Discussion and Analysis", True),
+                       ("This discussion covers our results for the year.", False),
+                       ("Results of Operations", True),
+                       ("Revenue grew on higher gear volumes.", False),
+                       ("Liquidity and Capital Resources", True),
+                       ("Cash from operations funded the new plant.", False),
+                       ("Item 7A. Market Risk", True), ("We hedge steel prices.", False),
+                       ("Item 8. Financial Statements", True),
+                       ("The statements follow.", False)):
+        w.paragraph(line, font="hebo" if bold else "helv")
+    return _save(doc, folder / "globex-contents-10-K.pdf")
+
+
 def exhibit_numbers_pdf(folder: Path) -> Path:
     """A 20-page report with an exhibit bound after it that numbers its own pages right under
     its text: pages 17-19 end "1", "2", "3" (too few pages for a flowing footer's quarter);

@@ -5,7 +5,14 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from pdf_fixtures import exhibit_numbers_pdf, filing_pdf, form_filing_pdf, statements_filing_pdf
+from pdf_fixtures import (
+    contents_filing_pdf,
+    exhibit_numbers_pdf,
+    filing_pdf,
+    form_filing_pdf,
+    printed_toc_pdf,
+    statements_filing_pdf,
+)
 
 from hiqa.collection import Collection
 from hiqa.eval.runner import Gold, GoldJudge, Question
@@ -234,6 +241,34 @@ def test_parts_and_items_head_a_filing_whatever_its_producer_made_of_them(tmp_pa
         (3, "Consolidated Balance Sheets"),  # the Item's statement, not the report's
     ]
     assert "SECURITIES AND EXCHANGE COMMISSION" in doc.markdown  # kept, as text
+
+
+def test_a_filings_contents_lists_its_items_and_its_type_sets_what_is_inside_them(tmp_path):
+    """A printed contents of Parts and Items says nothing of the sub-headings inside the Items
+    (MD&A's "Results of Operations"), which the filing sets apart only in bold: they head
+    their parts one level below their Item.  A document with a printed contents that is not a
+    filing keeps the rule of every other such document (the contents' entries only)."""
+    doc = parse_pdf(contents_filing_pdf(tmp_path), "globex")
+    assert doc.metadata["headings_from"] == "toc"
+    heads = [(s.level, s.title) for s in doc.sections if s.level]
+    assert heads == [
+        (1, "PART I"),
+        (2, "Item 1. Business"),
+        (3, "Our Products"),
+        (2, "Item 1A. Risk Factors"),
+        (2, "Item 2. Properties"),
+        (1, "PART II"),
+        (2, "Item 7. Management's Discussion and Analysis"),
+        (3, "Results of Operations"),
+        (3, "Liquidity and Capital Resources"),
+        (2, "Item 7A. Market Risk"),
+        (2, "Item 8. Financial Statements"),
+    ]
+    report = parse_pdf(printed_toc_pdf(tmp_path), "review")
+    assert report.metadata["headings_from"] == "toc"
+    assert {s.title for s in report.sections if s.level} == {
+        "Overview", "Scope of the review", "Sites visited", "Maintenance", "Valve replacements",
+        "Sensor calibration", "Outlook", "Budget for next year"}
 
 
 def test_a_document_with_a_few_numbered_items_is_not_a_filing():

@@ -117,6 +117,33 @@ def deeper_headings(
     return sorted([*placed, *_found(lines, extra)], key=lambda h: h.anchor)
 
 
+_COLUMN_HEADS = {"page", "pages", "page no.", "page number"}
+"""The page column's head of an index of the statements, set in bold like a sub-heading."""
+
+
+def headings_within(
+    placed: Sequence[FoundHeading], lines: Sequence[Line], body: float, start: int,
+    page_widths: Sequence[float] = (),
+) -> list[FoundHeading]:
+    """``placed`` (a printed contents' entries, their lines marked) with the layout's
+    unnumbered headings from line ``start`` on, ranked by style one level below the deepest
+    entry.  For a filing (``start`` is its first Item, ``form.label``): its contents list the
+    sections the form defines and never what the producer put inside them (MD&A's "Results of
+    Operations", "Backlog", a note's "Principles of Consolidation"), which its pages set apart
+    by their type alone.  The form's structure (``form.form_structure``) then puts each below
+    its Item."""
+    taken = {h.anchor for h in placed}
+    extra = [c for c in _layout_candidates(lines, body, page_widths)
+             if c.first >= start and c.depth is None and not c.part and c.first not in taken
+             and c.title.strip().casefold() not in _COLUMN_HEADS
+             and not any(lines[i].role == HEADING for i in range(c.first, c.last + 1))]
+    if not extra:
+        return list(placed)
+    deepest = max((h.level for h in placed), default=0)
+    found = _found(lines, [(c, deepest + r) for c, r in zip(extra, _levels(extra), strict=True)])
+    return sorted([*placed, *found], key=lambda h: h.anchor)
+
+
 def _ancestors(key: str) -> list[str]:
     parts = key.split(".")
     return [".".join(parts[:k]) for k in range(len(parts) - 1, 0, -1)]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import re
 import shutil
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -35,6 +35,8 @@ from typing import Any
 import pymupdf
 
 from hiqa.errors import DocumentError, EncryptedDocumentError, ScannedDocumentError
+from hiqa.formats.form import CONTENTS_ITEMS, MIN_ITEMS
+from hiqa.formats.form import label as form_label
 from hiqa.formats.pdf.figures import (
     FoundFigure,
     add_references,
@@ -43,7 +45,7 @@ from hiqa.formats.pdf.figures import (
     page_figures,
 )
 from hiqa.formats.pdf.labels import page_labels
-from hiqa.formats.pdf.layout import deeper_headings, detect_headings
+from hiqa.formats.pdf.layout import deeper_headings, detect_headings, headings_within
 from hiqa.formats.pdf.lines import (
     BODY,
     FURNITURE,
@@ -143,6 +145,9 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
         meta["toc_placed"] = str(len(placed))
         books = len({e.run for e in toc.entries})
         headings = deeper_headings(placed, lines, body, scan.page_widths, books)
+        first_item = _first_form_item(lines, set(toc.toc_pages))
+        if first_item is not None:
+            headings = headings_within(headings, lines, body, first_item, scan.page_widths)
         meta["headings_from"] = "toc"
     else:
         headings = detect_headings(lines, body, scan.page_widths)
@@ -474,6 +479,21 @@ def _title_keys(text: str) -> set[str]:
 
 # ---------------------------------------------------------------------------------------------
 # Events
+
+
+def _first_form_item(lines: Sequence[Line], contents: set[int]) -> int | None:
+    """The first line of a filing's body, where its Items start: four Items of a form or more
+    on lines of their own (``form.label``), off the printed contents (its pages, or a page
+    listing eight Items); ``None`` for any other document."""
+    items: list[tuple[int, int, tuple[int, ...]]] = []
+    for i, ln in enumerate(lines):
+        if ln.role in (BODY, HEADING) and ln.page not in contents:
+            items += [(i, ln.page, key) for key in form_label(ln.text) if key[1] >= 0]
+    per_page = Counter(page for _, page, _ in items)
+    items = [it for it in items if per_page[it[1]] < CONTENTS_ITEMS]
+    if len({key for _, _, key in items}) < MIN_ITEMS:
+        return None
+    return items[0][0]
 
 
 def _events(
