@@ -203,8 +203,13 @@ def test_part_numbers_plain_words_numbers_and_full_width_forms() -> None:
     ("query", "keywords", "rest"),
     [
         ("xxd: Display help", ["xxd"], "Display help"),
+        # a name that ends the clause takes the words leading up to it, a possessive its "'s"
         ("What is the supply range of the CA-IS3722HS?", ["CA-IS3722HS"],
-         "What is the supply range of the ?"),
+         "What is the supply range?"),
+        ("What was Boeing's revenue by business segment in FY2018?", ["Boeing", "FY2018"],
+         "What was revenue by business segment?"),
+        ("How did Acme’s margin move in FY2022 and FY2023?", ["Acme", "FY2022", "FY2023"],
+         "How did margin move?"),
         ("Can DROP DATABASE run in a transaction block?", ["DROP DATABASE"],
          "Can run in a transaction block?"),
         ("DROP INDEX CONCURRENTLY", ["DROP", "DROP INDEX"], "CONCURRENTLY"),  # longest first

@@ -143,6 +143,14 @@ def phrase_spans(query: str, phrases: Iterable[str]) -> list[tuple[int, int]]:
     return spans
 
 
+_LEADING_UP = re.compile(
+    r"(?:\s+(?:in|of|for|from|at|on|by|to|during|about|as\s+of|the|a|an|its|their))+\s*$",
+    re.IGNORECASE)
+_POSSESSIVE = re.compile(r"['’]s\b")
+_LIST_GAP = re.compile(r"[\s,&/–—-]*(?:(?:and|or|vs\.?|versus|to|through)[\s,&/–—-]*)?",
+                       re.IGNORECASE)
+
+
 def without_phrases(query: str, phrases: Iterable[str]) -> str:
     """``query`` with every run of its tokens that spells one of ``phrases`` (normalised forms,
     as :func:`query_phrases` makes them) cut out, the rest of its wording kept as written.
@@ -154,10 +162,24 @@ def without_phrases(query: str, phrases: Iterable[str]) -> str:
     cuts = phrase_spans(query, phrases)
     if not cuts:
         return query
+    merged = [cuts[0]]
+    for start, stop in cuts[1:]:
+        if _LIST_GAP.fullmatch(query[merged[-1][1]:start]):  # "FY2022 and FY2023": one run
+            merged[-1] = (merged[-1][0], stop)
+        else:
+            merged.append((start, stop))
+    cuts = merged
     kept, last = [], 0
-    for start, stop in cuts:
-        kept.append(query[last:start])
-        last = stop
+    for k, (start, stop) in enumerate(cuts):
+        piece = query[last:start]
+        upto = cuts[k + 1][0] if k + 1 < len(cuts) else len(query)
+        if not any(ch.isalnum() for ch in query[stop:upto]):
+            # the name ended the clause: the words that led up to it go with it
+            # ("… by business segment in FY2018?" → "… by business segment?")
+            piece = _LEADING_UP.sub("", piece)
+        kept.append(piece)
+        possessive = _POSSESSIVE.match(query, stop)  # "Boeing's revenue" → "revenue"
+        last = possessive.end() if possessive else stop
     kept.append(query[last:])
     rest = " ".join("".join(kept).split())
     return rest.strip(" \t:;,.-–—|/") if any(ch.isalnum() for ch in rest) else ""
