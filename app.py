@@ -18,6 +18,8 @@ from app_pages._shared import (
     PENDING_KEY,
     collection_names,
     forget_collections,
+    keep,
+    persistent,
     process_lock,
     require_login,
     server_path,
@@ -76,8 +78,8 @@ def sidebar() -> None:
         st.markdown("### HiQA")
         st.caption(version_line(settings()), help="package version and the default embedder's "
                    "model id: quote this line in a bug report")
-        for page in PAGES:
-            st.page_link(page)
+        for page in PAGES:  # each link carries the collection (a new tab opens the same one)
+            st.page_link(page, query_params=_collection_query())
         st.divider()
         with st.expander("Data directory", expanded=False):
             if not st.session_state.get(DATA_DIR_KEY):
@@ -98,12 +100,32 @@ def sidebar() -> None:
             st.caption("No collections in this data directory yet.")
             st.session_state.pop(COLLECTION_KEY, None)
             return
-        pending = st.session_state.pop(PENDING_KEY, None)
-        if pending in names:
-            st.session_state[COLLECTION_KEY] = pending
-        if st.session_state.get(COLLECTION_KEY) not in names:
-            st.session_state[COLLECTION_KEY] = "demo" if "demo" in names else names[0]
-        st.selectbox("Collection", names, key=COLLECTION_KEY)
+        st.session_state[COLLECTION_KEY] = chosen_collection(names)
+        st.selectbox("Collection", names, key=persistent(COLLECTION_KEY, names[0]),
+                     on_change=keep, args=(COLLECTION_KEY,))
+        # the chosen collection is the app's state, kept in the URL: a reload, a link, a page
+        # switch (a page switch drops the query; every run puts it back) open the same one
+        st.query_params["collection"] = st.session_state[COLLECTION_KEY]
+
+
+def chosen_collection(names: list[str]) -> str:
+    """The collection this run shows: one just created or picked on the Ingest page, else the
+    session's (kept apart from the selector's widget state, which Streamlit drops in a run
+    that does not draw it: a page switch from a fragment), else the URL's (a reload or a
+    link opens a new session), else the demo or the first."""
+    asked = st.query_params.get("collection")
+    if asked and asked not in names:
+        st.warning(f"The link's collection “{escape_markdown(asked)}” is not in this data "
+                   "directory.", icon=":material/link_off:")
+    pending = st.session_state.pop(PENDING_KEY, None)
+    if pending in names:
+        return pending
+    current = st.session_state.get(COLLECTION_KEY)
+    if current in names:
+        return current
+    if asked in names:
+        return asked
+    return "demo" if "demo" in names else names[0]
 
 
 PAGES = [
@@ -119,11 +141,17 @@ PAGES = [
 ]
 
 
+def _collection_query() -> dict[str, str]:
+    name = st.session_state.get(COLLECTION_KEY)
+    return {"collection": name} if name else {}
+
+
 def home() -> None:
-    """The root URL opens Chat at its own address (``/chat``)."""
-    st.switch_page(PAGES[0])
+    """The root URL opens Chat at its own address (``/chat``), with the URL's query."""
+    st.switch_page(PAGES[0], query_params=linked)
 
 
+linked = st.query_params.to_dict()  # as the URL came, before the sidebar writes its choice
 build_demo_if_empty()
 sidebar()
 # Streamlit serves its default page at "/" only, so "/chat" would be "Page not found" if Chat

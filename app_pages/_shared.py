@@ -243,7 +243,9 @@ def show_in_context(seg: Segment, label: str, key: str) -> None:
             st.image(png, caption=f"{label}: the cited passage highlighted")
     if st.button("Open in Segments", key=f"open_{key}", icon=":material/account_tree:"):
         st.session_state["segment"] = st.session_state["clicked"] = seg.segment_id
-        st.switch_page("app_pages/segments.py")
+        st.switch_page("app_pages/segments.py", query_params={
+            "collection": st.session_state.get(COLLECTION_KEY) or "",
+            "document": seg.doc_id, "segment": seg.segment_id})
 
 
 def persistent(key: str, default: Any) -> str:

@@ -85,6 +85,9 @@ if not shown:
     st.stop()
 
 ids = [s.segment_id for s in shown]
+linked = st.query_params.get("segment")
+if "segment" not in st.session_state and linked in by_id:  # a reload or a link: the URL's
+    st.session_state["segment"] = st.session_state["clicked"] = linked
 picked = st.session_state.get("segment")
 if picked not in by_id or (picked not in ids and picked != st.session_state.get("clicked")):
     st.session_state["segment"] = ids[0]  # the filters left the selection out: take the best
@@ -184,6 +187,8 @@ with tree_col:
                      f" · part {by_id[sid].piece + 1}" if by_id[sid].piece else ""))
 
 seg = by_id[st.session_state["segment"]]
+st.query_params["document"] = seg.doc_id  # beside the shell's ?collection=: a link to this
+st.query_params["segment"] = seg.segment_id
 with detail_col:
     st.markdown(f"**Cascaded path:** {escape_markdown(render_path(seg.path) or seg.doc_title)}")
     lead = augmented_lead(seg.strategy, seg.path, seg.augmented_text)

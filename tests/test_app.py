@@ -102,8 +102,50 @@ def ask(at: AppTest, question: str) -> AppTest:
 # ------------------------------------------------------------------ shell
 def test_shell_opens_on_chat_with_the_collection(app):
     assert app.title[0].value == "Chat"
-    assert app.sidebar.selectbox(key="hiqa_collection").value == "docs"
+    assert app.sidebar.selectbox(key="_w_hiqa_collection").value == "docs"
     assert app.sidebar.text_input(key="hiqa_data_dir").value.endswith("data")
+
+
+def test_the_collection_and_the_segment_shown_are_kept_in_the_url(data_dir, monkeypatch):
+    """Issue #43, item 2: the chosen collection is the app's state, in the URL, so a reload or a
+    link (a new session) opens it, and a page switch keeps it; the Segments page adds its
+    document and segment."""
+    from streamlit.testing.v1 import AppTest
+
+    app_env(monkeypatch, data_dir)
+    other = Collection("urlcol", Settings(data_dir=data_dir), create=True)
+    corpus = data_dir.parent / "urlcol"
+    corpus.mkdir(exist_ok=True)
+    (corpus / "note.md").write_text("# Note\n\n## Usage\n\nrun the note tool\n")
+    other.ingest([corpus])
+    try:
+        at = run_app()
+        assert at.query_params["collection"] == "docs"  # the first collection, now in the URL
+        at.sidebar.selectbox(key="_w_hiqa_collection").set_value("urlcol").run()
+        assert at.query_params["collection"] == "urlcol"
+        at = at.switch_page("app_pages/segments.py").run()
+        assert not at.exception, at.exception
+        assert at.session_state["hiqa_collection"] == "urlcol"  # a page switch keeps it
+        assert at.query_params["collection"] == "urlcol"
+        assert at.query_params["document"] == "note.md"
+        segment = at.query_params["segment"]
+        # a reload or a link: a new session, with only the URL to go by
+        again = AppTest.from_file(APP, default_timeout=TIMEOUT)
+        again.query_params["collection"] = "urlcol"
+        again.query_params["segment"] = segment
+        again.switch_page("app_pages/segments.py").run()
+        assert not again.exception, again.exception
+        assert again.sidebar.selectbox(key="_w_hiqa_collection").value == "urlcol"
+        assert again.session_state["segment"] == segment
+        # a link to a collection this data dir does not have says so and opens another
+        stale = AppTest.from_file(APP, default_timeout=TIMEOUT)
+        stale.query_params["collection"] = "gone"
+        stale.run()
+        assert "“gone” is not in this data directory" in texts(stale.warning)
+        assert stale.sidebar.selectbox(key="_w_hiqa_collection").value == "docs"
+    finally:
+        other.delete()
+        st.cache_resource.clear()
 
 
 def test_first_start_builds_the_demo_under_one_moving_bar(tmp_path, monkeypatch):
@@ -428,7 +470,7 @@ def test_ingest_duplicate_is_a_skip_and_manage_follows_the_target(app, data_dir)
     ingest_button(at).click().run()
     assert at.session_state["hiqa_collection"] == "second"
     by_label(at.radio, "Into").set_value("existing").run()
-    at.sidebar.selectbox(key="hiqa_collection").set_value("docs")
+    at.sidebar.selectbox(key="_w_hiqa_collection").set_value("docs")
     at.file_uploader[0].upload("wc-copy.md", DOCS["wc.1.md"].encode())
     ingest_button(at).click().run()
     assert not at.exception, at.exception
@@ -516,7 +558,7 @@ def test_ingest_bad_name_and_missing_folder_are_messages(app, monkeypatch):
     ingest_button(at).click().run()
     assert "invalid collection name" in texts(at.error)
     by_label(at.radio, "Into").set_value("existing").run()
-    at.sidebar.selectbox(key="hiqa_collection").set_value("docs")
+    at.sidebar.selectbox(key="_w_hiqa_collection").set_value("docs")
     by_label(at.text_input, "…or a folder on the server").set_value("/no/such/folder")
     ingest_button(at).click().run()
     assert "Folder not found" in texts(at.error)

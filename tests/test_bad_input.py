@@ -536,7 +536,7 @@ def _app_eval_questions_off(env: dict[str, Any]) -> str:
 def _app_data_dir_outside(env: dict[str, Any]) -> str:
     at = _app(env, HIQA_ALLOWED_DIRS=str(env["files"]))
     at.sidebar.text_input(key="hiqa_data_dir").set_value("/").run()
-    assert at.sidebar.selectbox(key="hiqa_collection").value == "docs"  # still the real dir
+    assert at.sidebar.selectbox(key="_w_hiqa_collection").value == "docs"  # still the real dir
     return _shown(at)
 
 
@@ -547,7 +547,7 @@ def _app_data_dir_is_a_docs_folder(env: dict[str, Any]) -> str:
     before = sorted(p.name for p in docs.iterdir())
     at = _app(env, HIQA_ALLOWED_DIRS=str(env["root"]))
     at.sidebar.text_input(key="hiqa_data_dir").set_value(str(docs)).run()
-    assert at.sidebar.selectbox(key="hiqa_collection").value == "docs"  # still the real dir
+    assert at.sidebar.selectbox(key="_w_hiqa_collection").value == "docs"  # still the real dir
     assert sorted(p.name for p in docs.iterdir()) == before  # nothing written into it
     return _shown(at)
 
@@ -560,7 +560,7 @@ def _app_data_dir_off(env: dict[str, Any]) -> str:
     at.session_state["hiqa_data_dir"] = str(env["root"])  # a forged value is ignored too
     at.run()
     assert not at.exception
-    assert at.sidebar.selectbox(key="hiqa_collection").value == "docs"
+    assert at.sidebar.selectbox(key="_w_hiqa_collection").value == "docs"
     return box.help
 
 
@@ -624,7 +624,7 @@ def _app_bad_collection_name(env: dict[str, Any]) -> str:
 def _app_binary_upload(env: dict[str, Any]) -> str:
     at = _app(env, "app_pages/ingest.py")
     _by_label(at.radio, "Into").set_value("existing").run()
-    at.sidebar.selectbox(key="hiqa_collection").set_value("docs")
+    at.sidebar.selectbox(key="_w_hiqa_collection").set_value("docs")
     at.file_uploader[0].upload("notes.md", b"\x89PNG\r\n\x1a\n\x00\x00binary")
     next(b for b in at.button if b.label.startswith("Ingest")).click().run()
     errors = [str(v) for frame in at.dataframe if "reason" in frame.value
