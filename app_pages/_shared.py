@@ -234,13 +234,26 @@ def pdf_page_png(source: str, page: int, passage: str) -> bytes | None:
         return None
 
 
+MAX_CITED_PAGES = 3
+"""Pages of one cited passage drawn side by side (a segment spans two at most, but a table)."""
+
+
 def show_in_context(seg: Segment, label: str, key: str) -> None:
     """Where a cited passage sits: its PDF page, the passage highlighted; for every format a
     button that opens the segment in the Segments view."""
     if seg.source.casefold().endswith(".pdf") and seg.pages:
-        png = pdf_page_png(seg.source, seg.pages[0], seg.text)
-        if png is not None:
-            st.image(png, caption=f"{label}: the cited passage highlighted")
+        # every page the passage covers (a statement's rows run on to the next page), each with
+        # its part of the passage highlighted, side by side
+        pages = seg.pages[:MAX_CITED_PAGES]
+        shown = [(p, png) for p in pages
+                 if (png := pdf_page_png(seg.source, p, seg.text)) is not None]
+        for column, (page, png) in zip(st.columns(len(shown)) if len(shown) > 1 else [st],
+                                       shown, strict=False):
+            where = f" · page {page}" if len(seg.pages) > 1 else ""
+            column.image(png, caption=f"{label}{where}: the cited passage highlighted")
+        if len(seg.pages) > len(pages):
+            st.caption(f"The passage runs on to page {seg.pages[-1]}; the first "
+                       f"{len(pages)} of its pages are shown.")
     if st.button("Open in Segments", key=f"open_{key}", icon=":material/account_tree:"):
         st.session_state["segment"] = st.session_state["clicked"] = seg.segment_id
         st.switch_page("app_pages/segments.py", query_params={

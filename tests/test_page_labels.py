@@ -80,3 +80,44 @@ def test_a_cited_passage_is_highlighted_on_its_pdf_page(tmp_path):
     assert _yellow(marked) > 500 and _yellow(plain) == 0
     assert pdf_page_png(str(tmp_path / "gone.pdf"), 1, "x") is None  # moved since: no picture
     assert pdf.read_bytes() == before  # the highlight is drawn in memory, the file untouched
+
+
+def _two_page_passage(path: Path) -> Path:
+    """One section whose passage runs from the foot of page 1 onto page 2."""
+    doc = pymupdf.open()
+    first = doc.new_page()
+    first.insert_text((72, 90), "Cash flows", fontsize=18)
+    first.insert_text((72, 700), "Purchases of property and equipment rose in the year",
+                      fontsize=11)
+    second = doc.new_page()
+    second.insert_text((72, 100), "because the company built a second plant in Ohio.",
+                       fontsize=11)
+    doc.save(path)
+    return path
+
+
+def _show(segment) -> None:
+    from app_pages._shared import show_in_context
+
+    show_in_context(segment, "pp. 1–2", "t")
+
+
+def test_a_passage_over_two_pages_shows_each_page_highlighted(tmp_path):
+    """Issue #43, item 4: the cited passage's every page, its part highlighted on each."""
+    from streamlit.testing.v1 import AppTest
+
+    pdf = _two_page_passage(tmp_path / "cash.pdf")
+    segments = segment_document(load_document(pdf), strategy="hca")
+    seg = next(s for s in segments if "second plant" in s.text)
+    assert seg.pages == (1, 2)
+    at = AppTest.from_function(_show, args=(seg,), default_timeout=30).run()
+    assert not at.exception, at.exception
+    images = [img for element in at.get("image") for img in element.proto.imgs]
+    assert [img.caption for img in images] == [
+        "pp. 1–2 · page 1: the cited passage highlighted",
+        "pp. 1–2 · page 2: the cited passage highlighted"]
+    from app_pages._shared import pdf_page_png
+
+    for page in (1, 2):  # each page's part of the passage is found and marked
+        png = pdf_page_png(str(pdf), page, seg.text)
+        assert png is not None and _yellow(png) > 200
