@@ -196,6 +196,9 @@ def show_evidence(turn: dict[str, Any]) -> None:
                f"β = {beta:.2f}, top {k}; {moved_count(moves)} moved since the answer "
                f"(↑/↓: places gained or lost). "
                f"Retrieval took {sum(result.timings.values()) * 1000:.0f} ms.")
+    pending = result.dense_pending_note()
+    if pending:
+        st.warning(escape_markdown(pending), icon=":material/hourglass_top:")
     if set(ids) != set(answered):
         left, right = st.columns([4, 1], vertical_alignment="center")
         left.warning("The answer above was written from other evidence than the table shows "

@@ -36,6 +36,11 @@ def test_ingest_later_then_embed_from_the_cli(settings, corpus, capsys):
     hits = col.search("tail: follow appended data", k=3)
     assert hits[0].segment.doc_id == "tail.1.md"
     assert all(h.raw["dense"] != h.raw["dense"] for h in hits)  # NaN: no vector yet
+    # and says so, where α is set (issue #43, item 7)
+    assert run(settings, "search", "-c", "man", "tail: follow appended data") == 0
+    assert "Dense vectors are pending for all" in capsys.readouterr().err
+    result, _ = col.search_result("tail: follow appended data", k=3)
+    assert "α changes nothing" in (result.dense_pending_note() or "")
     assert run(settings, "embed", "-c", "man") == 0
     captured = capsys.readouterr()
     assert f"{total} dense vectors written" in captured.out
@@ -45,6 +50,7 @@ def test_ingest_later_then_embed_from_the_cli(settings, corpus, capsys):
     assert all(r["dense_pending"] == 0 for r in json.loads(capsys.readouterr().out))
     hit = col.search("tail: follow appended data", k=1)[0]
     assert hit.segment.doc_id == "tail.1.md" and 0 < hit.raw["dense"] <= 1
+    assert col.search_result("tail: follow appended data", k=3)[0].dense_pending_note() is None
     # nothing pending: a second run writes nothing
     assert run(settings, "embed", "-c", "man") == 0
     assert "0 dense vectors written" in capsys.readouterr().out

@@ -335,6 +335,9 @@ def print_notes(result: SearchResult, hits: list[Hit], beta: float) -> None:
         print(f"note: the question names a document; its segments are ordered among themselves "
               f"also by {result.candidates.unnamed_query!r} (scores are the whole question's)",
               file=sys.stderr)
+    pending = result.dense_pending_note()
+    if pending:
+        print(f"note: {pending}", file=sys.stderr)
     hint = result.scope_hint(hits)
     if hint is not None:
         ids = " | ".join(f"--doc {shlex.quote(d)}" for d in hint.doc_ids)

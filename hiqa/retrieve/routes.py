@@ -175,6 +175,21 @@ class SearchResult:
         return (f"The question asks for the {shown}: the segments inside it come first "
                 "(their scores are unchanged).")
 
+    def dense_pending_note(self) -> str | None:
+        """While some candidates have no dense vector yet (ingested with ``--dense later``, or
+        being filled in the background): how many, and what that does to α.  None when every
+        candidate has one."""
+        pending = int(np.isnan(np.asarray(self.candidates.dense, dtype=np.float64)).sum())
+        total = len(self.candidates.ids)
+        if not pending:
+            return None
+        if pending == total:
+            return (f"Dense vectors are pending for all {total:,} candidates: they are ranked "
+                    "by BM25 and keywords alone, and α changes nothing until they are embedded.")
+        return (f"Dense vectors are pending for {pending:,} of the {total:,} candidates: α moves "
+                "only BM25 for them (their dense share is their BM25 share until they are "
+                "embedded).")
+
     def names_of(self, doc_id: str) -> tuple[str, ...]:
         """The keywords of ``doc_id`` the question holds (empty unless it is in ``named``)."""
         return self.named.get(doc_id, ())
