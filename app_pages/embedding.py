@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from app_pages._shared import current_collection, guarded, process_lock
+from app_pages._shared import current_collection, guarded, keep, persistent, process_lock
 from app_pages.ui_helpers import (
     STYLES,
     escape_markdown,
@@ -26,6 +27,7 @@ from hiqa.eval.projection import (
     place_points,
     save_cached,
     silhouette_by_document,
+    stratified_sample,
     umap_2d,
 )
 
@@ -41,31 +43,60 @@ if len(col) == 0:
     st.stop()
 
 
+SAMPLE = 600
+"""Segments drawn by default: every document in proportion (``stratified_sample``), so the
+first look costs seconds of embedding, not the whole collection's half hour."""
+
+
 @st.cache_resource(show_spinner=False, max_entries=4)
-def vectors(data_dir: str, name: str, generation: str) -> dict[str, Any]:
-    """Both named vectors, rows aligned by segment id (shared by all sessions)."""
+def vectors(data_dir: str, name: str, generation: str, stamp: int) -> dict[str, Any]:
+    """Both named vectors as stored, rows by segment id (shared by all sessions); ``stamp``
+    changes when content vectors were added."""
     segs_h, hca = col.vectors("hca")
     segs_c, content = col.vectors("content")
-    pos = {s.segment_id: i for i, s in enumerate(segs_c)}
-    keep = [i for i, s in enumerate(segs_h) if s.segment_id in pos]
-    segs = [segs_h[i] for i in keep]
-    return {"segments": segs, "hca": hca[keep],
-            "content": content[[pos[s.segment_id] for s in segs]]}
+    return {"segments": segs_h, "hca": hca, "content": content,
+            "content_row": {s.segment_id: i for i, s in enumerate(segs_c)}}
 
 
 key = (str(col.settings.data_dir), col.name, col.meta["generation"])
-data = vectors(*key)
-if len(data["segments"]) < len(col):
-    bar = st.progress(0.0, text="First use: embedding the segment text without its path…")
+stored = vectors(*key, st.session_state.get("content_stamp", 0))
+total = len(stored["segments"])
+everything = st.toggle(
+    f"All {total:,} segments", key=persistent("embed_all", False), on_change=keep,
+    args=("embed_all",), disabled=total <= SAMPLE,
+    help=f"By default the maps and numbers are drawn on {SAMPLE} segments, every document in "
+         "proportion; all of them takes one more embedding of every segment's text the first "
+         "time (the 'without HCA' vector)")
+rows = (list(range(total)) if everything else
+        stratified_sample([seg.doc_id for seg in stored["segments"]], SAMPLE))
+missing = [stored["segments"][i].segment_id for i in rows
+           if stored["segments"][i].segment_id not in stored["content_row"]]
+if missing:
+    bar = st.progress(0.0, text=f"Embedding {len(missing):,} segments without their path…")
+    started = time.monotonic()
+
+    def embedding_progress(done: int, todo: int) -> None:
+        spent = time.monotonic() - started
+        eta = f" · about {(todo - done) * spent / done:.0f} s left" if done and spent > 1 else ""
+        bar.progress(done / max(todo, 1),
+                     text=f"Embedding without the path: {done:,} of {todo:,}{eta}")
+
     with process_lock(f"content::{key[0]}::{col.name}"):
-        done = guarded(lambda: col.ensure_content_vectors(
-            lambda d, t: bar.progress(d / max(t, 1), text=f"Embedding without the path: {d}/{t}")),
-            "Embedding the plain segment text failed")
+        guarded(lambda: col.ensure_content_vectors(embedding_progress, ids=missing),
+                "Embedding the plain segment text failed")
     bar.empty()
-    vectors.clear()
-    data = vectors(*key)
-    if not len(data["segments"]):
-        st.stop()
+    st.session_state["content_stamp"] = st.session_state.get("content_stamp", 0) + 1
+    stored = vectors(*key, st.session_state["content_stamp"])
+rows = [i for i in rows if stored["segments"][i].segment_id in stored["content_row"]]
+if not rows:
+    st.stop()
+data = {"segments": [stored["segments"][i] for i in rows], "hca": stored["hca"][rows],
+        "content": stored["content"][[stored["content_row"][stored["segments"][i].segment_id]
+                                      for i in rows]]}
+if len(rows) < total:
+    st.caption(f"Drawn on a sample of {len(rows):,} of the {total:,} segments, every document in "
+               "proportion to its size (one at least), spread through it; the numbers below are "
+               "the sample's. Switch on “All segments” for every one.")
 
 segments = data["segments"]
 doc_labels = [s.doc_id for s in segments]
@@ -129,11 +160,14 @@ def figure(vector: str, title: str) -> go.Figure | None:
         st.error(str(exc))
         return None
     fig = go.Figure()
+    # one kind of trace for all, drawn in order, so the question and the top-k lie above the
+    # points (a WebGL trace is drawn above every SVG one, whatever the order)
+    trace = go.Scatter if len(segments) <= SAMPLE else go.Scattergl
     # greyed names first, so that the highlighted ones are drawn on top of them
     for n in sorted(names, key=lambda n: (not highlight or n in highlight, n)):
         idx = [i for i, lab in enumerate(labels) if lab == n]
         muted = bool(highlight) and n not in highlight
-        fig.add_trace(go.Scattergl(
+        fig.add_trace(trace(
             x=coords[idx, 0], y=coords[idx, 1], mode="markers", name=plot_label(n[:40]),
             marker={"size": 5 if muted else 8, "color": styles[n][0], "symbol": styles[n][1],
                     "opacity": 0.35 if muted else 0.85},
@@ -142,14 +176,15 @@ def figure(vector: str, title: str) -> go.Figure | None:
     if top_ids:
         pos = {s.segment_id: i for i, s in enumerate(segments)}
         idx = [pos[t] for t in top_ids if t in pos]
-        fig.add_trace(go.Scatter(
+        fig.add_trace(trace(
             x=coords[idx, 0], y=coords[idx, 1], mode="markers+text", name="top-k",
             text=[str(r + 1) for r in range(len(idx))], textposition="top center",
             marker={"size": 13, "color": "rgba(0,0,0,0)", "line": {"width": 2, "color": "black"}}))
     if qvec is not None:
         q = place(qvec[None, :])
-        fig.add_trace(go.Scatter(x=q[:, 0], y=q[:, 1], mode="markers", name="question",
-                                 marker={"symbol": "star", "size": 18, "color": "black"}))
+        fig.add_trace(trace(x=q[:, 0], y=q[:, 1], mode="markers", name="question",
+                            marker={"symbol": "star", "size": 20, "color": "black",
+                                    "line": {"width": 1.5, "color": "white"}}))
     in_legend = (sum(1 for n in names if not highlight or n in highlight)
                  if len(names) <= STYLES else 0)
     # the legend sits below the map, two entries a row: grow the figure rather than the map
@@ -177,7 +212,8 @@ with right:
 
 
 @st.cache_data(show_spinner="Measuring separation…", max_entries=16)
-def separation_numbers(data_dir: str, name: str, generation: str, k: int) -> dict[str, float]:
+def separation_numbers(data_dir: str, name: str, generation: str, k: int,
+                       shown: int) -> dict[str, float]:
     out = {}
     for vector in ("content", "hca"):
         out[f"{vector}_silhouette"] = silhouette_by_document(data[vector], doc_labels)
@@ -186,7 +222,7 @@ def separation_numbers(data_dir: str, name: str, generation: str, k: int) -> dic
 
 
 st.subheader("Document separation, before vs after HCA")
-numbers = separation_numbers(*key, k)
+numbers = separation_numbers(*key, k, len(rows))
 if len(set(doc_labels)) < 2:
     st.info("Separation needs at least two documents.")
 else:

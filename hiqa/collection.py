@@ -136,8 +136,9 @@ class Collection:
     def dense_status(self) -> tuple[int, int]:
         return _dense.dense_status(self.parts)
 
-    def ensure_content_vectors(self, progress: Callable[[int, int], None] | None = None) -> int:
-        return _dense.ensure_content_vectors(self.parts, progress)
+    def ensure_content_vectors(self, progress: Callable[[int, int], None] | None = None,
+                               ids: Iterable[str] | None = None) -> int:
+        return _dense.ensure_content_vectors(self.parts, progress, ids)
 
     def set_title(self, doc_id: str, title: str | None,
                   progress: Progress | None = None) -> IngestResult:

@@ -399,9 +399,15 @@ def test_segments_page_corrects_a_title(app):
 
 # ------------------------------------------------------------------ embedding
 def test_embedding_page_plots_and_separation(app):
+    ask(app, "wc: maximum display width")
     at = app.switch_page("app_pages/embedding.py").run()
     assert not at.exception, at.exception
-    assert len(at.get("plotly_chart")) == 2
+    charts = at.get("plotly_chart")
+    assert len(charts) == 2
+    for chart in charts:  # the question is drawn last, in the points' own kind of trace, so
+        traces = json.loads(chart.proto.spec)["data"]  # it lies above them (issue #43, item 6)
+        assert traces[-1]["name"] == "question" and traces[-2]["name"] == "top-k"
+        assert {t["type"] for t in traces} == {"scatter"}
     labels = [m.label for m in at.metric]
     assert any("Silhouette" in x for x in labels) and any("purity" in x for x in labels)
     at.radio[1].set_value("section name").run()

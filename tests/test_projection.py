@@ -16,6 +16,7 @@ from hiqa.eval.projection import (
     save_cached,
     separation,
     silhouette_by_document,
+    stratified_sample,
     umap_2d,
 )
 
@@ -122,3 +123,31 @@ def test_cached_layout_round_trip(tmp_path):
     save_cached(path, ["a", "b", "c"], coords)
     assert np.array_equal(load_cached(path, ["a", "b", "c"]), coords)
     assert load_cached(path, ["a", "b"]) is None  # other segments: recompute
+
+
+def test_a_stratified_sample_shows_every_document_in_proportion():
+    """Issue #43, item 6: the embedding page's first look is a sample, not the collection."""
+    docs = ["big"] * 1000 + ["mid"] * 100 + ["small"] * 3 + [f"one{i}" for i in range(5)]
+    rows = stratified_sample(docs, 60)
+    assert len(rows) == 60 and rows == sorted(set(rows))
+    counts = {d: sum(1 for i in rows if docs[i] == d) for d in set(docs)}
+    assert all(c >= 1 for c in counts.values())  # every document is on the map
+    assert counts["mid"] in (5, 6) and counts["big"] >= 45  # the rest in proportion
+    big = [i for i in rows if docs[i] == "big"]
+    assert big[0] < 100 and big[-1] > 900  # spread through the document, not its start
+    assert stratified_sample(docs, 60) == rows  # the same sample every time
+    assert stratified_sample(docs[:50], 60) == list(range(50))  # few: all of them
+    assert len(stratified_sample(docs, 4)) == 4  # more documents than points: the largest
+
+
+def test_content_vectors_are_embedded_for_the_asked_segments_only(settings, corpus):
+    from hiqa.collection import Collection
+
+    col = Collection("man", settings, create=True)
+    col.ingest([corpus])
+    segments, _ = col.vectors("hca")
+    some = [s.segment_id for s in segments[:3]]
+    assert col.ensure_content_vectors(ids=some) == 3
+    done, _ = col.vectors("content")
+    assert sorted(s.segment_id for s in done) == sorted(some)
+    assert col.ensure_content_vectors() == len(segments) - 3

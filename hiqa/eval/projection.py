@@ -32,6 +32,40 @@ SILHOUETTE_SAMPLE = 4000
 Progress = Callable[[int, int], None]
 
 
+def stratified_sample(doc_ids: Sequence[str], limit: int) -> list[int]:
+    """Indices of at most ``limit`` of the segments whose documents are ``doc_ids`` (in
+    document order), each document in proportion to its size and with one at least (while
+    ``limit`` allows), spread evenly through it: the maps then show every document, its
+    beginning, middle and end, and a first look costs ``limit`` embeddings, not the whole
+    collection's.  Deterministic; every index when there are no more than ``limit``."""
+    n = len(doc_ids)
+    if n <= limit:
+        return list(range(n))
+    groups: dict[str, list[int]] = {}
+    for i, d in enumerate(doc_ids):
+        groups.setdefault(d, []).append(i)
+    docs = sorted(groups, key=lambda d: (-len(groups[d]), d))
+    if len(docs) >= limit:  # more documents than points: one each of the largest
+        share = {d: int(k < limit) for k, d in enumerate(docs)}
+    else:
+        want = {d: limit * len(groups[d]) / n for d in docs}
+        share = {d: min(len(groups[d]), max(1, int(want[d]))) for d in docs}
+        while sum(share.values()) > limit:  # the ones lifted to 1 are paid by the largest
+            share[max(docs, key=lambda d: share[d])] -= 1
+        for d in sorted(docs, key=lambda d: (-(want[d] - int(want[d])), d)):
+            if sum(share.values()) >= limit:
+                break
+            share[d] += share[d] < len(groups[d])
+        for d in docs:  # what is left, to the largest documents with segments to spare
+            while sum(share.values()) < limit and share[d] < len(groups[d]):
+                share[d] += 1
+    out: list[int] = []
+    for d in docs:
+        rows, k = groups[d], share[d]
+        out += [rows[int((j + 0.5) * len(rows) / k)] for j in range(k)] if k else []
+    return sorted(out)
+
+
 @dataclass(frozen=True)
 class PCA2D:
     """A fitted 2-component PCA: ``transform`` places new vectors (a question) in the same map."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -136,16 +136,20 @@ def content_scores(parts: Parts, ids: Sequence[str], qvec: np.ndarray) -> dict[s
 
 
 def ensure_content_vectors(parts: Parts,
-                           progress: Callable[[int, int], None] | None = None) -> int:
-    """Embed the segment text alone (the 'before HCA' vector) where it is missing.
+                           progress: Callable[[int, int], None] | None = None,
+                           ids: Iterable[str] | None = None) -> int:
+    """Embed the segment text alone (the 'before HCA' vector) where it is missing; with
+    ``ids``, for those segments only (the embedding page's sample).
 
     Ingest computes only the ``hca`` vector, halving the slow stage; the ``content`` vector is
     needed by the embedding-space page and ablations, so it is filled in on first use.
     Returns how many were computed.
     """
     visible = set(parts.registry.version_keys())
+    wanted = None if ids is None else set(ids)
     todo = [r for r in parts.store.scroll(fields=["text", *KEY_FIELDS], vectors=["content"])
-            if "content" not in r.vectors and payload_key(r.payload) in visible]
+            if "content" not in r.vectors and payload_key(r.payload) in visible
+            and (wanted is None or r.id in wanted)]
     if not todo:
         return 0
     vecs = np.asarray(parts.embedder.embed_passages(
