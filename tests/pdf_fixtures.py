@@ -857,6 +857,38 @@ def contents_filing_pdf(folder: Path) -> Path:
     return _save(doc, folder / "globex-contents-10-K.pdf")
 
 
+def ruled_statement_pdf(folder: Path) -> Path:
+    """A balance sheet ruled as EDGAR's producers rule one: column rules, a rule above the
+    table and under each total only, so a ruled cell holds several printed rows (a label row
+    with no figures, "Current assets:", makes the label cell one line longer than the figure
+    cells beside it), and a label that wraps onto its figures' line ("Property, plant and
+    equipment," / "net")."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    x = [72, 330, 430, 530]
+    page.insert_text((72, 90), "CONSOLIDATED BALANCE SHEETS", fontsize=11, fontname="hebo")
+    page.insert_text((340, 110), "2021", fontsize=BODY_SIZE)
+    page.insert_text((440, 110), "2020", fontsize=BODY_SIZE)
+    rows = [("Current assets:", "", ""), ("Cash and equivalents", "9,889", "8,348"),
+            ("Inventories", "6,854", "7,367"), ("Total current assets", "26,291", "20,556"),
+            ("Property, plant and equipment,", "", ""), ("net", "4,904", "4,866"),
+            ("TOTAL ASSETS", "37,740", "31,342")]
+    y = top = 130
+    for i, (label, *values) in enumerate(rows):
+        page.insert_text((x[0] + 2, y), label, fontsize=BODY_SIZE)
+        for col, value in enumerate(values, start=2):
+            if value:
+                width = pymupdf.get_text_length(value, fontsize=BODY_SIZE)
+                page.insert_text((x[col] - 6 - width, y), value, fontsize=BODY_SIZE)
+        y += 16
+        if label.startswith("Total") or i == len(rows) - 1:
+            page.draw_line((x[0], y - 12), (x[-1], y - 12))
+    page.draw_line((x[0], top - 12), (x[-1], top - 12))
+    for edge in x:
+        page.draw_line((edge, top - 12), (edge, y - 12))
+    return _save(doc, folder / "ruled-statement.pdf")
+
+
 def exhibit_numbers_pdf(folder: Path) -> Path:
     """A 20-page report with an exhibit bound after it that numbers its own pages right under
     its text: pages 17-19 end "1", "2", "3" (too few pages for a flowing footer's quarter);

@@ -11,6 +11,7 @@ from pdf_fixtures import (
     filing_pdf,
     form_filing_pdf,
     printed_toc_pdf,
+    ruled_statement_pdf,
     statements_filing_pdf,
 )
 
@@ -388,3 +389,19 @@ def test_a_measure_brings_its_statement_in_though_the_rows_share_no_word(setting
     result, hits = col.search_result("Did Acme grow its PPNE in 2019?", k=3)
     assert result.asked_statements == ("balance sheet",)
     assert 5 in hits[0].segment.pages  # the balance sheet's page
+
+
+def test_a_statement_ruled_only_under_its_totals_keeps_a_row_per_printed_line(tmp_path):
+    """Item 3: the ruled grid holds several printed rows per cell, the label cell one line
+    longer than the figures beside it; read a printed line per row in the grid's columns,
+    the wrapped label joined to its figures, no word lost."""
+    doc = parse_pdf(ruled_statement_pdf(tmp_path), "sheet")
+    [table] = [b for s in doc.sections for b in s.blocks if b.kind == "table"]
+    assert [list(r) for r in table.rows] == [
+        ["Current assets:", "", ""],
+        ["Cash and equivalents", "9,889", "8,348"],
+        ["Inventories", "6,854", "7,367"],
+        ["Total current assets", "26,291", "20,556"],
+        ["Property, plant and equipment, net", "4,904", "4,866"],
+        ["TOTAL ASSETS", "37,740", "31,342"],
+    ]

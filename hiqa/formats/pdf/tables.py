@@ -30,6 +30,7 @@ _MAX_CELL_CHARS = 60  # a longer "cell" is a line of prose that happens to align
 _FLAG_MONO = 8  # PyMuPDF span flag: monospaced font
 _SECTION_NUMBER = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)*\.?$")
 _LEADERS = re.compile(r"(?:\.\s?){4,}")
+_FIGURE = re.compile(r"\$?\s?\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\)?%?|\$?\s?[—–-]")
 
 
 def _finder_options() -> dict[str, Any]:
@@ -263,7 +264,12 @@ def extract_tables(
     with contextlib.redirect_stdout(io.StringIO()):  # PyMuPDF may print advice on stdout
         tables = page.find_tables(clip=clip, **_FINDER_OPTIONS).tables
     for table in tables:
-        rows = _clean_rows(_cell_texts(page, table))
+        grid = _cell_texts(page, table)
+        if _rows_merged(grid) or _words_lost(page, table, grid):
+            by_line = _line_grid(page, table)
+            if _a_row_per_line(by_line):
+                grid = by_line
+        rows = _clean_rows(grid)
         if len(rows) < 2 or max(len(r) for r in rows) < 2:
             continue
         found.extend(_found(page, table, rows, lines, offset))
@@ -335,6 +341,75 @@ def _cell_texts(page: Any, table: Any) -> list[list[str | None]]:
             out_row.append("\n".join(lines))
         grid.append(out_row)
     return grid
+
+
+def _rows_merged(grid: Sequence[Sequence[str | None]]) -> bool:
+    """A row of the grid holds several printed rows that its cells split differently: two
+    cells or more of several lines each, in different numbers, one of them a column of
+    figures (a statement ruled only under its totals: six labels in one cell beside five
+    figures in the next, the sixth figure a row of its own).  Cells of wrapped words (a
+    description, a name broken at a hyphen) are not that, however their lines fall."""
+    for row in grid:
+        cells = [c.split("\n") for c in row if c and c.strip()]
+        multi = [c for c in cells if len(c) > 1]
+        if (len(multi) >= 2 and len({len(c) for c in multi}) > 1
+                and any(all(_FIGURE.fullmatch(x.strip()) for x in c) for c in multi)):
+            return True
+    return False
+
+
+def _words_lost(page: Any, table: Any, grid: Sequence[Sequence[str | None]]) -> bool:
+    """Words inside the table's box that no cell of the grid holds (a row the grid left
+    without cells: a statement's "Cost of sales" line, shaded or unruled, lost label and
+    figures)."""
+    held = sum(len((c or "").split()) for row in grid for c in row)
+    return held < len(_words_inside(page, table.bbox))
+
+
+def _words_inside(page: Any, bbox: Sequence[float]) -> list[Any]:
+    """The page's words whose centre lies in ``bbox``, whole (a clip would cut a line that
+    only touches the box into glyph fragments: "( , p p )")."""
+    x0, y0, x1, y1 = bbox
+    return [w for w in page.get_text("words", sort=False)
+            if x0 - 1 <= (w[0] + w[2]) / 2 <= x1 + 1 and y0 - 1 <= (w[1] + w[3]) / 2 <= y1 + 1]
+
+
+def _line_grid(page: Any, table: Any) -> list[list[str | None]]:
+    """The table read a printed line per row, its columns where the grid has them: for a grid
+    whose rows merged printed rows (``_rows_merged``).  A label that wraps (a line with only a
+    label, the next one's label going on in lower case) is joined to its figures' line."""
+    edges = sorted({c[0] for c in table.cells if c is not None} | {table.bbox[2]})
+    words = sorted(_words_inside(page, table.bbox), key=lambda w: ((w[1] + w[3]) / 2, w[0]))
+    lines: list[list[Any]] = []
+    for w in words:
+        mid, height = (w[1] + w[3]) / 2, w[3] - w[1]
+        if lines and abs(mid - (lines[-1][0][1] + lines[-1][0][3]) / 2) <= 0.5 * height:
+            lines[-1].append(w)
+        else:
+            lines.append([w])
+    grid: list[list[str]] = []
+    for line in lines:
+        cells = [""] * (len(edges) - 1)
+        for w in sorted(line, key=lambda w: w[0]):
+            centre = (w[0] + w[2]) / 2
+            k = max(0, min(len(cells) - 1, sum(1 for e in edges[1:-1] if e <= centre)))
+            cells[k] = f"{cells[k]} {w[4]}".strip()
+        grid.append(cells)
+    out: list[list[str | None]] = []
+    for cells in grid:
+        prev = out[-1] if out else None
+        if (prev is not None and prev[0] and not any(prev[1:]) and cells[0][:1].islower()):
+            out[-1] = [f"{prev[0]} {cells[0]}", *cells[1:]]
+        else:
+            out.append(list(cells))
+    return out
+
+
+def _a_row_per_line(grid: Sequence[Sequence[str | None]]) -> bool:
+    """The table reads a printed line per row: no line holds words beside an empty first cell
+    but figures (a description wrapped in its cell would come out a line per row)."""
+    return all(row[0] or all(not c or _FIGURE.fullmatch(c.strip()) for c in row[1:])
+               for row in grid)
 
 
 def _clean_rows(raw: Sequence[Sequence[str | None]]) -> tuple[tuple[str, ...], ...]:
