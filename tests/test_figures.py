@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from hiqa.answer.cited import answer, build_context
-from hiqa.answer.figures import pick_figures, rows
+from hiqa.answer.figures import asked_years, pick_figures, rows
 from hiqa.model import Segment
 
 STATEMENTS = """NIKE, INC.
@@ -125,3 +125,25 @@ def test_the_llm_reads_rows_printed_as_text_as_a_table_of_years():
     table = segment("| | 2019 | 2018 |\n|---|---|---|\n| Total current assets | 16,525 | 15,134 |")
     prose = segment("Revenue grew in every region.")
     assert "The figures of" not in build_context([table, prose])
+
+
+def test_a_ratio_gets_each_cell_it_needs_by_the_names_analysts_give_the_rows():
+    """Item 4: a ratio is answered with the labelled cells it needs: the rows by the names a
+    question gives them ("COGS" is printed "Cost of sales", "inventory" "Inventories"), every
+    year it names, a range with the years inside it; nothing computed."""
+    segs = [segment(STATEMENTS)]
+    turnover = texts("What is Nike's FY2019 inventory turnover ratio? Inventory turnover is "
+                     "(FY2019 COGS) / (average inventory between FY2018 and FY2019).", segs)
+    assert "Cost of sales, 2019: 21,643; 2018: 20,441 — Consolidated Statements Of Income, " \
+           "p. 54" in turnover
+    assert "Current assets: Inventories, 2019: 5,622; 2018: 5,261 — Consolidated Balance " \
+           "Sheets, p. 54" in turnover
+    average = texts("What is Nike's three year average of cost of goods sold as a % of revenue "
+                    "from FY2017 to FY2019?", segs)
+    assert average[:2] == [
+        "Revenues, 2019: 39,117; 2018: 36,397; 2017: 34,350 — Consolidated Statements Of "
+        "Income, p. 54",
+        "Cost of sales, 2019: 21,643; 2018: 20,441; 2017: 19,038 — Consolidated Statements Of "
+        "Income, p. 54"]
+    assert asked_years("the FY2019 - FY2021 3 year average") == ["2019", "2021", "2020"]
+    assert not any("Net" in t for t in average)  # "revenue" names no other row

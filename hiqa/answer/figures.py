@@ -11,8 +11,10 @@ its numbers (``Revenues $ 39,117 $ 36,397 $ 34,350``), below a column header: th
 above with two or more years, which names each column's figure.  A line of numbers under no
 such header (an option's default, a version list) is not a statement row.  A row is chosen
 by the question's words it holds (weighted by their rarity among the rows, as the sentence
-picker weighs them) and the share of the label they cover, the column by the year the question names, else the first (the latest
-period, as statements print them).  Nothing is computed: a ratio is answered with the labelled
+picker weighs them, a line item's conventional names reaching its printed label: "COGS" the row
+"Cost of sales") and the share of the label they cover; the columns by the years the question
+names (a range with the years inside it), else the first (the latest period, as statements
+print them).  Nothing is computed: a ratio is answered with the labelled
 cells it needs, never with a value this module made up.
 """
 from __future__ import annotations
@@ -30,7 +32,33 @@ _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _LEADING_YEARS = re.compile(r"^\s*((?:(?:19|20)\d\d\s+){2,})(?=[A-Za-z(])")
 _QUESTION_YEAR = re.compile(r"(?<![\d.])(?:FY\s?'?)?((?:19|20)\d\d|(?<=FY)\d\d)(?![\d.])",
                             re.IGNORECASE)
-MAX_FIGURES = 3
+MAX_FIGURES = 4
+"""Rows quoted: a ratio's terms (DPO: accounts payable, cost of sales, inventories) fit."""
+_RANGE = re.compile(r"\b(?:from|between)\s+(?:FY\s?'?)?((?:19|20)\d\d)\s+(?:to|and|through)\s+"
+                    r"(?:FY\s?'?)?((?:19|20)\d\d)\b|\b(?:FY\s?'?)?((?:19|20)\d\d)\s*[-–]\s*"
+                    r"(?:FY\s?'?)?((?:19|20)\d\d)\b", re.IGNORECASE)
+_LINE_ITEMS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
+    (re.compile(asked), re.compile(printed, re.IGNORECASE)) for asked, printed in (
+        (r"\b(?:revenues?|net sales)\b",
+         r"^(?:total )?(?:net )?(?:revenues?|sales)(?:,? net)?$"),
+        (r"\b(?:cogs|cost of (?:goods sold|sales|revenues?|products sold))\b",
+         r"^(?:total )?cost of (?:goods sold|sales|revenues?|products sold)\b"),
+        (r"\binventor(?:y|ies)\b", r"^(?:merchandise )?inventor(?:y|ies)\b"),
+        (r"\b(?:pp\s?&\s?e|ppne|fixed assets?)\b",
+         r"^(?:property,? (?:plant,? )?and equipment|premises and equipment),? net\b"),
+        (r"\b(?:capex|capital expenditures?)\b",
+         (r"^(?:purchases? of|payments for|additions to|expenditures for) property\b"
+          r"|^capital expenditures\b")),
+        (r"\b(?:cash (?:flows? )?from operations|operating cash flows?)\b",
+         (r"^net cash (?:provided by|from|\(used in\)|provided by \(used in\)) operating "
+          r"activities\b")),
+        (r"\b(?:payables?|dpo)\b", r"^accounts payable\b"),
+        (r"\b(?:receivables?|dso)\b", r"^accounts receivable\b"),
+        (r"\bd\s?&\s?a\b", r"^depreciation(?:,| and) (?:depletion and )?amortization\b"),
+    ))
+"""The names a question gives a line item and the labels statements print for it, by
+accounting convention ("COGS" is printed "Cost of sales", "revenue" "Net sales", "PP&E"
+"Property, plant and equipment, net"): a question's words reach the row that holds them."""
 MAX_ONE_WORD_ROWS = 2
 """A one-word label is a line item ("Inventories", "Goodwill") when at most this many rows of
 the context are labelled by that word alone or hold it; "Total" holds many."""
@@ -56,17 +84,21 @@ class Row:
 
 @dataclass(frozen=True)
 class Figure:
-    """One cell: its row label, its column's year, its value, where it stands."""
+    """A row's cells for the columns asked (each year the question names, else the latest):
+    its label, the columns' years, the values, where it stands."""
 
     row: Row
-    column: int
+    columns: tuple[int, ...]
 
     def text(self) -> str:
-        year = self.row.years[self.column] if self.column < len(self.row.years) else ""
         where = ", ".join(x for x in (self.row.heading, self.row.pages) if x)
         label = f"{self.row.group}: {self.row.label}" if self.row.group else self.row.label
-        said = f"{label}, {year}: " if year else f"{label}: "
-        return f"{said}{self.row.values[self.column]}" + (f" — {where}" if where else "")
+        cells = []
+        for c in self.columns:
+            year = self.row.years[c] if c < len(self.row.years) else ""
+            cells.append(f"{year}: {self.row.values[c]}" if year else self.row.values[c])
+        said = f"{label}, {'; '.join(cells)}" if self.row.years else f"{label}: {cells[0]}"
+        return said + (f" — {where}" if where else "")
 
 
 def _cells(line: str) -> list[str]:
@@ -168,21 +200,43 @@ def _stems(text: str) -> set[str]:
     return {t for t in terms(text) if t.isalpha() and len(t) > 1}
 
 
+def _named_items(question: str) -> list[re.Pattern[str]]:
+    """The printed-label patterns of the line items a question names by another name
+    (``_LINE_ITEMS``)."""
+    low = question.casefold()
+    return [printed for asked, printed in _LINE_ITEMS if asked.search(low)]
+
+
+def asked_years(question: str) -> list[str]:
+    """The years a question names, in its order, a range ("from FY2016 to FY2018", "FY2019 -
+    FY2021") with the years inside it: the columns a ratio or an average needs."""
+    wanted = [y if len(y) == 4 else f"20{y}" for y in _QUESTION_YEAR.findall(question)]
+    for m in _RANGE.finditer(question):
+        first, last = sorted(int(y) for y in m.groups() if y)
+        if last - first <= 10:
+            wanted += [str(y) for y in range(first, last + 1)]
+    return list(dict.fromkeys(wanted))
+
+
 def pick_figures(question: str, segments: Sequence[Segment],
                  limit: int = MAX_FIGURES) -> list[Figure]:
     """The cells that answer ``question``: the rows whose label the question spells most of
     (by the rarity of the shared words among the rows), their figure for the year it names
     (or their first column), best first."""
     asked = _stems(question)
+    named = _named_items(question)
     found = rows(segments)
     if not asked or not found:
         return []
     bags = [_stems(r.label) for r in found]
     groups = [_stems(r.group) for r in found]
     idf = {t: math.log(1 + len(bags) / (1 + sum(t in b for b in bags))) for t in asked}
-    wanted = [y if len(y) == 4 else f"20{y}" for y in _QUESTION_YEAR.findall(question)]
+    wanted = asked_years(question)
     scored: list[tuple[float, float, int]] = []  # (cover, weight, row), earlier rows first
     for i, bag in enumerate(bags):
+        if any(p.search(found[i].label) for p in named):  # "COGS" names "Cost of sales"
+            scored.append((1.0, sum(idf[t] for t in asked & bag) + 1.0, i))
+            continue
         shared = asked & bag
         if len(bag) == 1 and sum(bag <= other for other in bags) > MAX_ONE_WORD_ROWS:
             continue  # "Total", "Net": a word that labels rows everywhere names no line item
@@ -193,14 +247,13 @@ def pick_figures(question: str, segments: Sequence[Segment],
     seen: set[tuple[str, str]] = set()
     for *_, i in sorted(scored, key=lambda s: (-s[0], -s[1], s[2])):
         row = found[i]
-        column = next((row.years.index(y) for y in wanted if y in row.years), 0)
-        if column >= len(row.values):
-            continue
-        key = (row.label.casefold(), row.values[column])
+        columns = tuple(c for c in sorted(row.years.index(y) for y in wanted if y in row.years)
+                        if c < len(row.values)) or (0,)
+        key = (row.label.casefold(), tuple(row.values[c] for c in columns))
         if key in seen:
             continue
         seen.add(key)
-        figures.append(Figure(row, column))
+        figures.append(Figure(row, columns))
         if len(figures) >= limit:
             break
     return figures
