@@ -185,8 +185,12 @@ class Collection:
         return result, result.rank(w.method, w.alpha, w.beta, k)
 
     def answer_context(self, segments: Sequence[Segment]) -> list[Segment]:
-        """The context blocks an answer is written from (``routes.answer_blocks``)."""
-        return _routes.answer_blocks(self.parts, segments)
+        """The context blocks an answer is written from (``routes.answer_blocks``), a
+        statement's rows with its column header (``figures.with_headers``)."""
+        from hiqa.answer.figures import with_headers
+
+        return with_headers(_routes.answer_blocks(self.parts, segments),
+                            lambda b, n: _routes.earlier_sections(self.parts, b, n))
 
     def content_scores(self, ids: Sequence[str], qvec: np.ndarray) -> dict[str, float]:
         return _dense.content_scores(self.parts, ids, qvec)

@@ -140,10 +140,32 @@ def test_a_ratio_gets_each_cell_it_needs_by_the_names_analysts_give_the_rows():
            "Sheets, p. 54" in turnover
     average = texts("What is Nike's three year average of cost of goods sold as a % of revenue "
                     "from FY2017 to FY2019?", segs)
-    assert average[:2] == [
-        "Revenues, 2019: 39,117; 2018: 36,397; 2017: 34,350 — Consolidated Statements Of "
-        "Income, p. 54",
-        "Cost of sales, 2019: 21,643; 2018: 20,441; 2017: 19,038 — Consolidated Statements Of "
-        "Income, p. 54"]
+    where = " — Consolidated Statements Of Income, p. 54"
+    assert average[:2] == ["Revenues, 2019: 39,117; 2018: 36,397; 2017: 34,350" + where,
+                           "Cost of sales, 2019: 21,643; 2018: 20,441; 2017: 19,038" + where]
     assert asked_years("the FY2019 - FY2021 3 year average") == ["2019", "2021", "2020"]
     assert not any("Net" in t for t in average)  # "revenue" names no other row
+
+
+def test_rows_of_a_row_group_section_get_their_statements_column_header():
+    """A statement set as lines splits into a section per row group ("Current liabilities:");
+    only the first holds the years.  The answer's block gets them from the sections before
+    it inside the same statement, never from another statement's."""
+    from hiqa.answer.figures import headed
+
+    sheet = ("Amazon — Form 10-K, fiscal year 2017", "Item 8", "CONSOLIDATED BALANCE SHEETS")
+
+    def seg(path: tuple[str, ...], text: str, order: int) -> Segment:
+        return Segment(f"s{order}", "a.pdf", path[0], "a.pdf", path, len(path), order, 0, (40,),
+                       text, text, False, "hca", (0, len(text)))
+
+    first = seg((*sheet, "Current assets:"), "December 31, 2016 2017\n\nCash 19,334 20,522", 5)
+    rest = seg((*sheet, "Current liabilities:"), "Accounts payable $ 25,309 $ 34,616", 6)
+    other = seg(("Amazon — Form 10-K, fiscal year 2017", "Item 8",
+                 "CONSOLIDATED STATEMENTS OF OPERATIONS"), "2015 2016 2017\n\nNet sales 1 2 3", 4)
+    assert texts("What were accounts payable in 2016?", [rest]) == []  # no year: no figure
+    block = headed(rest, [first, other])
+    assert block.text.startswith("December 31, 2016 2017\n\n")
+    assert texts("What were accounts payable in 2016?", [block])[0].startswith(
+        "Accounts payable, 2016: 25,309")
+    assert headed(rest, [other]) == rest  # another statement's header is not its own

@@ -15,6 +15,8 @@ from pdf_fixtures import (
     statements_filing_pdf,
 )
 
+from hiqa.answer.cited import answer
+from hiqa.augment import segment_document
 from hiqa.collection import Collection
 from hiqa.eval.runner import Gold, GoldJudge, Question
 from hiqa.formats import statements
@@ -405,3 +407,29 @@ def test_a_statement_ruled_only_under_its_totals_keeps_a_row_per_printed_line(tm
         ["Property, plant and equipment, net", "4,904", "4,866"],
         ["TOTAL ASSETS", "37,740", "31,342"],
     ]
+
+
+def test_a_statement_set_as_lines_keeps_a_line_per_row(tmp_path):
+    """Item 3: rows printed as lines in one text block (a label and its figures each) stay a
+    line each, not a paragraph of prose; prose lines around them are joined as before."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "CONSOLIDATED STATEMENTS OF INCOME", fontsize=11)
+    lines = ["(In millions) 2021 2020 2019", "Revenues $ 44,538 $ 37,403 $ 39,117",
+             "Cost of sales 24,576 21,162 21,643", "Gross profit 19,962 16,241 17,474",
+             "Other (income) expense, net 14 139 (78)"]
+    for k, text in enumerate(lines):
+        page.insert_text((72, 110 + 13 * k), text, fontsize=10)
+    for k, text in enumerate(["Revenue grew in every region as the stores reopened and the",
+                              "digital business kept its growth of the year before."]):
+        page.insert_text((72, 220 + 13 * k), text, fontsize=10)
+    doc.save(tmp_path / "lines.pdf")
+    md = parse_pdf(tmp_path / "lines.pdf", "lines").markdown
+    assert "Revenues $ 44,538 $ 37,403 $ 39,117\nCost of sales 24,576 21,162 21,643\n" in md
+    assert "reopened and the digital business" in md
+    reply = answer("What was Nike's cost of sales in FY2020?",
+                   [seg for seg in segment_document(parse_pdf(tmp_path / "lines.pdf", "lines"))],
+                   llm=None)
+    assert reply.text.startswith("Cost of sales, 2020: 21,162")

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
+from hiqa.formats.statements import families_of, family
 from hiqa.index.terms import terms
 from hiqa.model import Segment, segment_pages_label
 
@@ -175,6 +176,48 @@ def rows(segments: Sequence[Segment]) -> list[Row]:
     return out
 
 
+def column_header(text: str) -> str:
+    """The first line of ``text`` that heads a statement's columns with their years ("December
+    31, 2016 2017"), "" when none does."""
+    for line in text.splitlines():
+        if _years(line):
+            return line.strip()
+        lead = _LEADING_YEARS.match(line)
+        if lead:
+            return lead.group(1).strip()
+    return ""
+
+
+HEADER_LOOKBACK = 8
+"""Sections before a statement's rows searched for its column header (its row groups)."""
+
+
+def with_headers(blocks: Sequence[Segment],
+                 earlier: Callable[[Segment, int], Sequence[Segment]]) -> list[Segment]:
+    """``blocks`` with ``headed`` applied to those inside a statement; ``earlier(block, n)``
+    gives the ``n`` sections before a block, nearest first."""
+    return [headed(b, earlier(b, HEADER_LOOKBACK)) if families_of(b.path) else b for b in blocks]
+
+
+def headed(block: Segment, earlier: Sequence[Segment]) -> Segment:
+    """``block`` with its statement's column header above it when its rows have none: a
+    statement set as lines becomes a section per row group ("Current liabilities:"), and only
+    the first holds the years; ``earlier`` are the sections before it (nearest first), of
+    which those inside the same statement are searched for the header.  Without it the rows
+    name no year and no figure is quoted from them."""
+    inside = next((k for k, p in enumerate(block.path) if family(p) not in (None, "notes")), None)
+    if inside is None or column_header(block.text) or not any(
+            _split(line) for line in block.text.splitlines()):
+        return block
+    for seg in earlier:
+        if tuple(seg.path[:inside + 1]) != tuple(block.path[:inside + 1]):
+            break
+        header = column_header(seg.text)
+        if header:
+            return replace(block, text=f"{header}\n\n{block.text}")
+    return block
+
+
 def rows_table(segment: Segment) -> str:
     """The statement rows of a block printed as lines of text ("Net income $ 596 $ 2,371 $
     3,033" under "2015 2016 2017"), as a Markdown table of label and one column per year; ""
@@ -244,7 +287,7 @@ def pick_figures(question: str, segments: Sequence[Segment],
             context = sum(idf[t] for t in asked & groups[i] - bag)
             scored.append((len(shared) / len(bag), sum(idf[t] for t in shared) + context, i))
     figures: list[Figure] = []
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, tuple[str, ...]]] = set()
     for *_, i in sorted(scored, key=lambda s: (-s[0], -s[1], s[2])):
         row = found[i]
         columns = tuple(c for c in sorted(row.years.index(y) for y in wanted if y in row.years)

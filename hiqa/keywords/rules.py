@@ -143,12 +143,10 @@ def phrase_spans(query: str, phrases: Iterable[str]) -> list[tuple[int, int]]:
     return spans
 
 
-_LEADING_UP = re.compile(
-    r"(?:\s+(?:in|of|for|from|at|on|by|to|during|about|as\s+of|the|a|an|its|their))+\s*$",
-    re.IGNORECASE)
+_LEADING_UP = re.compile(r"(?i)(?:\s+(?:in|of|for|from|at|on|by|to|during|about|as\s+of"
+                         r"|the|a|an|its|their))+\s*$")
 _POSSESSIVE = re.compile(r"['’]s\b")
-_LIST_GAP = re.compile(r"[\s,&/–—-]*(?:(?:and|or|vs\.?|versus|to|through)[\s,&/–—-]*)?",
-                       re.IGNORECASE)
+_LIST_GAP = re.compile(r"(?i)[\s,&/–—-]*(?:(?:and|or|vs\.?|versus|to|through)[\s,&/–—-]*)?")
 
 
 def without_phrases(query: str, phrases: Iterable[str]) -> str:
@@ -157,27 +155,20 @@ def without_phrases(query: str, phrases: Iterable[str]) -> str:
 
     ``"xxd: Display help"`` without ``{"xxd"}`` is ``"Display help"``: what the question asks
     of the document it names.  Longest runs first; spaces collapsed and punctuation left at
-    either end trimmed.  Empty when nothing but the phrases was asked.
-    """
-    cuts = phrase_spans(query, phrases)
+    either end trimmed.  Empty when nothing but the phrases was asked."""
+    cuts: list[tuple[int, int]] = []
+    for start, stop in phrase_spans(query, phrases):  # "FY2022 and FY2023" is one run
+        if cuts and _LIST_GAP.fullmatch(query[cuts[-1][1]:start]):
+            start = cuts.pop()[0]
+        cuts.append((start, stop))
     if not cuts:
         return query
-    merged = [cuts[0]]
-    for start, stop in cuts[1:]:
-        if _LIST_GAP.fullmatch(query[merged[-1][1]:start]):  # "FY2022 and FY2023": one run
-            merged[-1] = (merged[-1][0], stop)
-        else:
-            merged.append((start, stop))
-    cuts = merged
     kept, last = [], 0
     for k, (start, stop) in enumerate(cuts):
-        piece = query[last:start]
         upto = cuts[k + 1][0] if k + 1 < len(cuts) else len(query)
-        if not any(ch.isalnum() for ch in query[stop:upto]):
-            # the name ended the clause: the words that led up to it go with it
-            # ("… by business segment in FY2018?" → "… by business segment?")
-            piece = _LEADING_UP.sub("", piece)
-        kept.append(piece)
+        # a name that ends its clause takes the words leading up to it ("… in FY2018?")
+        ends = not any(ch.isalnum() for ch in query[stop:upto])
+        kept.append(_LEADING_UP.sub("", query[last:start]) if ends else query[last:start])
         possessive = _POSSESSIVE.match(query, stop)  # "Boeing's revenue" → "revenue"
         last = possessive.end() if possessive else stop
     kept.append(query[last:])

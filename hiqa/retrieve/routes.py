@@ -561,6 +561,19 @@ def answer_blocks(parts: Parts, segments: Sequence[Segment],
     return blocks
 
 
+def earlier_sections(parts: Parts, seg: Segment, count: int) -> list[Segment]:
+    """The first pieces of the ``count`` sections before ``seg``'s in its document, nearest
+    first (a statement's column header, printed once above rows that its row groups split
+    into sections of their own)."""
+    version = str(parts.registry.documents.get(seg.doc_id, {}).get("hash", ""))
+    if not version or seg.strategy == "fixed":
+        return []
+    ids = [segment_id(seg.doc_id, seg.strategy, order, 0, version)
+           for order in range(seg.order - 1, max(-1, seg.order - 1 - count), -1)]
+    found = fetch(parts, derived(parts), ids)
+    return [found[i] for i in ids if i in found]
+
+
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     """Positions of the ``k`` highest scores, best first (ties in position order)."""
     if len(scores) <= k:

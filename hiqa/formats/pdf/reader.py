@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import re
 import shutil
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -35,8 +35,7 @@ from typing import Any
 import pymupdf
 
 from hiqa.errors import DocumentError, EncryptedDocumentError, ScannedDocumentError
-from hiqa.formats.form import CONTENTS_ITEMS, MIN_ITEMS
-from hiqa.formats.form import label as form_label
+from hiqa.formats.pdf.below_toc import deeper_headings, first_form_item, headings_within
 from hiqa.formats.pdf.figures import (
     FoundFigure,
     add_references,
@@ -45,7 +44,7 @@ from hiqa.formats.pdf.figures import (
     page_figures,
 )
 from hiqa.formats.pdf.labels import page_labels
-from hiqa.formats.pdf.layout import deeper_headings, detect_headings, headings_within
+from hiqa.formats.pdf.layout import detect_headings
 from hiqa.formats.pdf.lines import (
     BODY,
     FURNITURE,
@@ -145,7 +144,7 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
         meta["toc_placed"] = str(len(placed))
         books = len({e.run for e in toc.entries})
         headings = deeper_headings(placed, lines, body, scan.page_widths, books)
-        first_item = _first_form_item(lines, set(toc.toc_pages))
+        first_item = first_form_item(lines, set(toc.toc_pages))
         if first_item is not None:
             headings = headings_within(headings, lines, body, first_item, scan.page_widths)
         meta["headings_from"] = "toc"
@@ -481,21 +480,6 @@ def _title_keys(text: str) -> set[str]:
 # Events
 
 
-def _first_form_item(lines: Sequence[Line], contents: set[int]) -> int | None:
-    """The first line of a filing's body, where its Items start: four Items of a form or more
-    on lines of their own (``form.label``), off the printed contents (its pages, or a page
-    listing eight Items); ``None`` for any other document."""
-    items: list[tuple[int, int, tuple[int, ...]]] = []
-    for i, ln in enumerate(lines):
-        if ln.role in (BODY, HEADING) and ln.page not in contents:
-            items += [(i, ln.page, key) for key in form_label(ln.text) if key[1] >= 0]
-    per_page = Counter(page for _, page, _ in items)
-    items = [it for it in items if per_page[it[1]] < CONTENTS_ITEMS]
-    if len({key for _, _, key in items}) < MIN_ITEMS:
-        return None
-    return items[0][0]
-
-
 def _events(
     lines: Sequence[Line],
     headings: Sequence[FoundHeading],
@@ -573,11 +557,22 @@ def _fence(lines: Sequence[Line]) -> str:
     return "```\n" + "\n".join(out) + "\n```"
 
 
+_ENDS_IN_FIGURE = re.compile(r"\s\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\)?%?$|\s[—–]$")
+
+
+def _figure_rows(texts: Sequence[str]) -> bool:
+    """Lines that are a statement's rows, a label and its figures each ("Cost of sales 24,576
+    21,162 21,643"): three or more, most ending in a figure.  Joined as prose they ran into one
+    line that no reader (nor ``answer.figures``) can take apart again."""
+    return len(texts) >= 3 and sum(1 for t in texts if _ENDS_IN_FIGURE.search(t)) >= 0.6 * len(
+        texts)
+
+
 def _paragraph(lines: Sequence[Line]) -> str:
     """Lines of one block as Markdown: table-of-contents lines kept one per line (dot leaders
     shortened), prose joined and de-hyphenated."""
     texts = [_LEADER_DOTS.sub(" \u2026 ", ln.text).strip() for ln in lines]
-    if any(_LEADER_DOTS.search(ln.text) for ln in lines):
+    if any(_LEADER_DOTS.search(ln.text) for ln in lines) or _figure_rows(texts):
         text = "\n".join(texts)
     else:
         text = ""
