@@ -1,7 +1,7 @@
 """A line per filing (issue #46): its title and keywords from the cover, the Items it prints as
 headings and at which levels, the statements found under the financial statements' Item (Item 8
 of a 10-K, Item 1 of a 10-Q), the headings left on the cover page, and the segments that still
-hold a bare page number.
+hold a bare page number (the number their own page prints, on a line of its own).
 
     python bench/bench_filing_structure.py filings/pdfs      # make_filings_corpus.py's output
     python bench/bench_filing_structure.py --quick           # smoke run: one generated filing
@@ -28,6 +28,23 @@ STATEMENTS_ITEM = re.compile(r"^item\s+(?:8\b|1\.\s+financial statements)", re.I
 BARE_NUMBER = re.compile(r"(?m)^\s*\d{1,3}\s*$")
 
 
+def printed_numbers(pdf: Path) -> dict[int, str]:
+    """Each page's printed page number (1-based page -> the bare number on its first or last
+    line of text), where it prints one: a bare number in a segment counts only when it is the
+    number its own page prints, not a table's figure or an index's page reference."""
+    import pymupdf
+
+    out = {}
+    with pymupdf.open(pdf) as doc:
+        for page in doc:
+            lines = [ln for ln in page.get_text().splitlines() if ln.strip()]
+            for ln in (lines[-1:] + lines[:1]) if lines else []:
+                if BARE_NUMBER.fullmatch(ln):
+                    out[page.number + 1] = ln.strip()
+                    break
+    return out
+
+
 def line(pdf: Path) -> str:
     doc = load_document(pdf)
     filing = read_filing(doc.markdown)
@@ -38,7 +55,10 @@ def line(pdf: Path) -> str:
             m = ITEM.match(title)
             if m:
                 levels.setdefault(m.group(1).upper(), depth)
-    bare = sum(1 for s in segments if BARE_NUMBER.search(s.text))
+    printed = printed_numbers(pdf)
+    bare = sum(1 for s in segments
+               if any(m.group().strip() in {printed.get(p) for p in s.pages}
+                      for m in BARE_NUMBER.finditer(s.text)))
     title = filing.title() if filing else "(not a filing's cover)"
     at = ", ".join(f"L{lv}: {n}" for lv, n in sorted(Counter(levels.values()).items()))
     statements = set().union(*(families_of(s.path) for s in segments
