@@ -182,12 +182,22 @@ def loose(text: str) -> str:
     return " ".join(re.sub(r"\[\d+\]", " ", text).casefold().split())
 
 
+def address(url: str) -> tuple[str, dict[str, list[str]]]:
+    """A page's path and its query (the app keeps the chosen collection in ``?collection=``)."""
+    from urllib.parse import parse_qs, urlparse
+
+    parts = urlparse(url)
+    return parts.path.rstrip("/"), parse_qs(parts.query)
+
+
 def test_demo_chat_rerank_and_pages(server, page):
     page.goto(server)
     chat = page.locator('[data-testid="stChatInputTextArea"]')
     chat.wait_for(timeout=BUILD_TIMEOUT_MS)  # the demo has been built (first start)
     settle(page)
-    assert page.url.rstrip("/").endswith("/chat"), "the root URL should open Chat at /chat"
+    path, query = address(page.url)
+    assert path.endswith("/chat"), "the root URL should open Chat at /chat"
+    assert query.get("collection") == ["demo"], "the chosen collection is kept in the URL"
     page.get_by_text("Collection demo").first.wait_for()  # the Chat caption (the sidebar has one too)
 
     gold = next(q for q in demo_questions() if q["id"] == GOLD_ID)
@@ -240,7 +250,8 @@ def test_demo_chat_rerank_and_pages(server, page):
     assert page.get_by_text("names none of the documents").count() == 0
 
     goto(page, "Embedding space")
-    assert page.url.endswith("/embedding")
+    path, query = address(page.url)
+    assert path.endswith("/embedding") and query.get("collection") == ["demo"]
     page.locator(".js-plotly-plot").nth(1).wait_for(timeout=BUILD_TIMEOUT_MS)
     settle(page)
     assert page.locator(".js-plotly-plot").count() == 2
