@@ -263,10 +263,12 @@ def extract_tables(
     found: list[FoundTable] = []
     with contextlib.redirect_stdout(io.StringIO()):  # PyMuPDF may print advice on stdout
         tables = page.find_tables(clip=clip, **_FINDER_OPTIONS).tables
+    words = page.get_text("words", sort=False) if tables else []  # once a page, not a table
     for table in tables:
         grid = _cell_texts(page, table)
-        if _rows_merged(grid) or _words_lost(page, table, grid):
-            by_line = _line_grid(page, table)
+        inside = _words_inside(words, table.bbox)
+        if _rows_merged(grid) or _words_lost(inside, grid):
+            by_line = _line_grid(inside, table)
             if _a_row_per_line(by_line):
                 grid = by_line
         rows = _clean_rows(grid)
@@ -358,28 +360,29 @@ def _rows_merged(grid: Sequence[Sequence[str | None]]) -> bool:
     return False
 
 
-def _words_lost(page: Any, table: Any, grid: Sequence[Sequence[str | None]]) -> bool:
-    """Words inside the table's box that no cell of the grid holds (a row the grid left
-    without cells: a statement's "Cost of sales" line, shaded or unruled, lost label and
+def _words_lost(inside: Sequence[Any], grid: Sequence[Sequence[str | None]]) -> bool:
+    """Words inside the table's box (``inside``) that no cell of the grid holds (a row the grid
+    left without cells: a statement's "Cost of sales" line, shaded or unruled, lost label and
     figures)."""
     held = sum(len((c or "").split()) for row in grid for c in row)
-    return held < len(_words_inside(page, table.bbox))
+    return held < len(inside)
 
 
-def _words_inside(page: Any, bbox: Sequence[float]) -> list[Any]:
-    """The page's words whose centre lies in ``bbox``, whole (a clip would cut a line that
+def _words_inside(words: Sequence[Any], bbox: Sequence[float]) -> list[Any]:
+    """The page's ``words`` whose centre lies in ``bbox``, whole (a clip would cut a line that
     only touches the box into glyph fragments: "( , p p )")."""
     x0, y0, x1, y1 = bbox
-    return [w for w in page.get_text("words", sort=False)
+    return [w for w in words
             if x0 - 1 <= (w[0] + w[2]) / 2 <= x1 + 1 and y0 - 1 <= (w[1] + w[3]) / 2 <= y1 + 1]
 
 
-def _line_grid(page: Any, table: Any) -> list[list[str | None]]:
+def _line_grid(inside: Sequence[Any], table: Any) -> list[list[str | None]]:
     """The table read a printed line per row, its columns where the grid has them: for a grid
     whose rows merged printed rows (``_rows_merged``).  A label that wraps (a line with only a
-    label, the next one's label going on in lower case) is joined to its figures' line."""
+    label, the next one's label going on in lower case) is joined to its figures' line;
+    ``inside`` are the words in the table's box."""
     edges = sorted({c[0] for c in table.cells if c is not None} | {table.bbox[2]})
-    words = sorted(_words_inside(page, table.bbox), key=lambda w: ((w[1] + w[3]) / 2, w[0]))
+    words = sorted(inside, key=lambda w: ((w[1] + w[3]) / 2, w[0]))
     lines: list[list[Any]] = []
     for w in words:
         mid, height = (w[1] + w[3]) / 2, w[3] - w[1]
