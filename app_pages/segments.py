@@ -104,17 +104,17 @@ with tree_col:
     for s in shown:
         counts[s.doc_id] = counts.get(s.doc_id, 0) + 1
     doc_order = list(counts)
+    # one document on screen: the selector and the tree are the selected segment's document;
+    # a search or a filter that leaves that document out selects its best segment instead
     current_doc = by_id[st.session_state["segment"]].doc_id
-    if st.session_state.get("tree_for") != st.session_state["segment"]:
-        st.session_state["tree_for"] = st.session_state["segment"]  # the tree follows a pick
-        if current_doc in doc_order:
-            st.session_state["tree_doc"] = current_doc
-    if st.session_state.get("tree_doc") not in doc_order:
-        st.session_state["tree_doc"] = doc_order[0]
+    if current_doc not in doc_order:
+        st.session_state["segment"] = st.session_state["clicked"] = ids[0]
+        current_doc = by_id[ids[0]].doc_id
+    st.session_state["tree_doc"] = current_doc
 
     def open_document() -> None:
         first = next(s for s in shown if s.doc_id == st.session_state["tree_doc"])
-        st.session_state["segment"] = st.session_state["tree_for"] = first.segment_id
+        st.session_state["segment"] = first.segment_id
 
     doc_id = st.selectbox(
         "Heading tree of", doc_order, key="tree_doc", on_change=open_document,
@@ -141,7 +141,7 @@ with tree_col:
             if done is not None:
                 # the document's points are new: keep showing it, at its first segment
                 first = col.segments(doc_id)[0].segment_id
-                st.session_state["segment"] = st.session_state["tree_for"] = first
+                st.session_state["segment"] = first
                 st.rerun()
     # segments carry their node kind; a collection ingested before they did is parsed again
     terms = {tuple(normalize_title(p) for p in s.section_path)

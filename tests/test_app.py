@@ -382,6 +382,44 @@ def test_segments_page_tree_details_and_filters(app):
     assert any("*Miscellaneous hash functions*" in x for x in tree)  # ancestor kept, in italics
 
 
+def url_value(at: AppTest, name: str) -> str:
+    value = at.query_params[name]
+    return value if isinstance(value, str) else value[0]
+
+
+def shown_document(at: AppTest) -> tuple[str, str, str]:
+    """The document the selector names, the tree's bold (selected) line's, and the detail's."""
+    detail = next(c.value for c in at.code if " > " in c.value.split("\n")[0])
+    tree = next(b.label for b in at.button if (b.key or "").startswith("tree-") and "**" in b.label)
+    return at.selectbox(key="tree_doc").value, tree, detail
+
+
+def test_segments_selector_tree_and_detail_show_one_document_after_a_search(app):
+    at = app.switch_page("app_pages/segments.py").run()
+    at.selectbox(key="tree_doc").set_value("hash.md").run()
+    tree = [b for b in at.button if (b.key or "").startswith("tree-")]
+    next(b for b in tree if "md5" in b.label).click().run()  # a pick in hash.md
+    assert at.selectbox(key="tree_doc").value == "hash.md"
+    # a search with a filter that leaves hash.md out (the search alone returns every segment
+    # of this small collection)
+    by_label(at.text_input, "Path contains").set_value("OPTIONS")
+    by_label(at.text_input, "Search the segments (hybrid retrieval with the collection's "
+             "preset)").set_value("output the last part of files")
+    by_label(at.button, "Apply").click().run()
+    assert not at.exception
+    doc, bold, detail = shown_document(at)
+    assert not any(o.startswith("hash.md") for o in at.selectbox(key="tree_doc").options)
+    assert doc != "hash.md"
+    assert doc == url_value(at, "document")
+    assert doc.split(".")[0] in detail.split(" > ")[0]  # the detail's path: that document's
+    assert bold.replace("*", "").strip().split(" ")[-1] in detail  # the tree marks the detail
+    box = at.selectbox(key="tree_doc")
+    box.select_index(next(i for i, o in enumerate(box.options) if not o.startswith(doc))).run()
+    doc2, _, detail2 = shown_document(at)
+    assert doc2 != doc and doc2 == url_value(at, "document")
+    assert doc2.split(".")[0] in detail2.split(" > ")[0]
+
+
 def test_segments_page_corrects_a_title(app):
     at = app.switch_page("app_pages/segments.py").run()
     at.selectbox(key="tree_doc").set_value("tail.1.md").run()
