@@ -21,6 +21,7 @@ from hiqa.cli import main as cli
 from hiqa.collection import Collection
 from hiqa.errors import CollectionError
 from hiqa.index import store
+from hiqa.index.ingest import shown_warnings
 from hiqa.index.payload import DOCUMENT_FIELDS
 from hiqa.index.repair import repair
 
@@ -92,8 +93,34 @@ def test_same_file_names_in_two_folders_stay_two_documents(settings, tmp_path):
     moved = col.ingest([tmp_path / "d" / "readme.md"], root=tmp_path / "d",
                        replace_others=True)[0]
     assert moved.status == "updated"
-    assert any("replaces the document of the same id from" in w and "/c/readme.md" in w
-               for w in moved.warnings)
+    assert any("replaces the document of the same id, read before from another file" in w
+               and "/c/readme.md" in w for w in moved.warnings)
+
+
+def test_warnings_name_the_document_not_the_path_it_was_read_from(settings, tmp_path):
+    """An upload lives in a folder on the server (under the data dir): its warnings name the
+    document, each once, and a replaced upload's folder is not shown (#43 item 8)."""
+    col = Collection("warned", settings, create=True)
+    uploads = settings.data_dir / "uploads" / "warned"
+    uploads.mkdir(parents=True)
+    (uploads / "notes.md").write_bytes("# Café notes\n\n## Menu\n\nCrème brûlée and café au "
+                                       "lait, served all day.\n".encode("cp1252"))
+    added = col.ingest([uploads / "notes.md"], root=uploads)[0]
+    assert added.status == "added"
+    assert added.warnings == ("notes.md: not UTF-8; decoded as cp1252 (Western European)",)
+    assert col.documents["notes.md"]["warnings"] == list(added.warnings)
+    elsewhere = tmp_path / "mine"
+    elsewhere.mkdir()
+    (elsewhere / "notes.md").write_text("# Café notes\n\n## Menu\n\nTea only.\n")
+    moved = col.ingest([elsewhere / "notes.md"], root=elsewhere, replace_others=True)[0]
+    again = col.ingest([uploads / "notes.md"], root=uploads, replace_others=True)[0]
+    assert again.warnings[0] == ("replaces the document of the same id, read before from "
+                                 f"another file ({elsewhere / 'notes.md'})")
+    assert not any(str(uploads) in w for w in moved.warnings + again.warnings)
+    assert moved.warnings[0] == ("replaces the document of the same id, read before from "
+                                 "another file")
+    twice = [f"{uploads / 'x.pdf'}: page 3 repaired", f"{uploads / 'x.pdf'}: page 3 repaired"]
+    assert shown_warnings(twice, uploads / "x.pdf", "x.pdf") == ["x.pdf: page 3 repaired"]
 
 
 def test_a_stale_handle_keeps_what_another_handle_added(settings, corpus):

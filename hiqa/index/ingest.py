@@ -281,8 +281,7 @@ def ingest(parts: Parts, paths: Iterable[str | os.PathLike[str]], *,
                 old = docs.get(job.doc_id)
                 warnings = [*([ADOPTED] if job.doc_id in adopted else []), *result.warnings]
                 if old and _other_source(old, job.path):
-                    warnings.insert(0, f"replaces the document of the same id from "
-                                       f"{old['source']}")
+                    warnings.insert(0, _replaces(old["source"], parts.settings.data_dir))
                 pending[job.doc_id] = record
                 replaced.append((job.doc_id, version_key(job.doc_id, job.version)))
                 results.append(replace(result, status="updated" if old else "added",
@@ -375,6 +374,27 @@ def _plan(files: list[tuple[Path, str]], docs: dict[str, dict[str, Any]],
     return plan
 
 
+def shown_warnings(warnings: list[str], path: Path, doc_id: str) -> list[str]:
+    """A document's warnings as its reader sees them: the file as the document's name, not the
+    path it was read from (an upload's is a folder on the server), each said once."""
+    full = (str(path), str(path.absolute()))
+    out: list[str] = []
+    for w in warnings:
+        for f in full:
+            w = w.replace(f, doc_id)
+        if w not in out:
+            out.append(w)
+    return out
+
+
+def _replaces(source: str, data_dir: Path) -> str:
+    """The warning for a document that replaces one of the same id read from another file:
+    where that file was, unless it was an upload (a folder under the data dir, nobody's)."""
+    inside = Path(source).is_absolute() and Path(source).is_relative_to(data_dir.absolute())
+    return ("replaces the document of the same id, read before from another file"
+            + ("" if inside else f" ({source})"))
+
+
 def _other_source(record: dict[str, Any] | None, path: Path) -> str | None:
     """The registered source of ``record`` when it is another file than ``path`` (None when
     it is the same file, or there is no record).  A source recorded relative to an earlier
@@ -451,7 +471,7 @@ def _write_one(parts: Parts, job: Job, ready: Prepared, progress: Progress,
         doc, lambda name, png: files.write(figure_dir / Path(name).name, png))]
     n_sections = sum(1 for s in doc.sections if s.level > 0)
     report = fidelity(doc)
-    warnings += [w for w in report.warnings if w not in warnings]
+    warnings = shown_warnings([*warnings, *report.warnings], job.path, job.doc_id)
     record = {
         "title": doc.title, "title_source": doc.metadata.get("title_source", ""),
         "source": str(job.path), "hash": version, "file_hash": job.file_hash,
