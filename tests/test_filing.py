@@ -74,6 +74,34 @@ def test_company_names():
     assert company_names("The Boeing Company") == ("Boeing",)
     assert company_names("Amazon.com, Inc.") == ("Amazon",)
     assert company_names("Verizon Communications Inc.") == ("Verizon Communications", "Verizon")
+    assert company_names("American Water Works Company, Inc.") == ("American Water Works",
+                                                                   "American")
+
+
+UNLABELLED = """UNITED STATES
+SECURITIES AND EXCHANGE COMMISSION
+FORM 10-K
+For the Fiscal Year Ended June 30, 2016
+Commission File Number 001-37845
+
+{name}
+
+WASHINGTON
+(STATE OF INCORPORATION)
+ONE EXAMPLE WAY, REDMOND, WASHINGTON 98052
+"""
+
+
+@pytest.mark.parametrize(("name", "company"), [
+    ("MICROSOFT CORPORATION", "Microsoft Corporation"),  # the form's place, a legal form
+    ("WASHINGTON", ""),  # no legal form: a state or an address is never taken for a name
+])
+def test_a_cover_without_the_registrant_label_names_the_company_after_its_file_number(
+        name, company):
+    filing = read_filing(UNLABELLED.format(name=name))
+    assert filing is not None and filing.company == company
+    assert filing.title() == (f"{company_names(company)[0]} — " if company else "") + \
+        "Form 10-K, fiscal year 2016"
 
 
 @pytest.fixture
@@ -303,6 +331,33 @@ def test_a_company_and_a_period_name_one_filing_and_a_company_alone_its_latest(s
     docs = [h.segment.doc_id for h in hits]
     latest_last = max(i for i, d in enumerate(docs) if d == "filing-2020-10-K.pdf")
     assert "filing-2019-10-K.pdf" in docs[latest_last:]  # the others follow
+
+
+def test_a_name_inside_a_longer_name_is_not_a_name_of_its_own(settings, tmp_path):
+    """"American" is the short name of American Express and of American Water Works; a
+    question that writes "American Water Works" names the one and gives the other nothing."""
+    folder = tmp_path / "american"
+    folder.mkdir()
+    filing_pdf(folder, "American Express Company", "10-K",
+               "For the fiscal year ended December 31, 2022", "February 10, 2023", 2022,
+               name="amex-2022.pdf")
+    for year in (2021, 2022):
+        filing_pdf(folder, "American Water Works Company, Inc.", "10-K",
+                   f"For the fiscal year ended December 31, {year}", f"February 15, {year + 1}",
+                   year, name=f"awk-{year}.pdf")
+    col = Collection("american", settings, create=True)
+    col.ingest([folder])
+    result, hits = col.search_result(
+        "Does American Water Works have positive working capital based on FY2022 data?", k=20)
+    assert set(result.named) == {"awk-2022.pdf"}
+    assert hits[0].segment.doc_id == "awk-2022.pdf"
+    cands = result.candidates
+    result.segments.prefetch(list(cands.ids))
+    docs = [result.segments[i].doc_id for i in cands.ids]
+    amex = [n for n, doc in enumerate(docs) if doc == "amex-2022.pdf"]
+    assert amex and not cands.matches[amex].any() and not cands.names[amex].any()
+    result, _ = col.search_result("What were American Express's total current assets?", k=5)
+    assert set(result.named) == {"amex-2022.pdf"}
 
 
 @pytest.mark.parametrize(("question", "families"), [

@@ -35,6 +35,21 @@ def test_form(question: str, pointed: bool) -> None:
     assert bool(named_by_form(question, keyword)) is pointed
 
 
+@pytest.mark.parametrize(("question", "keyword", "pointed"), [
+    ("How much has the effective tax rate of Corning changed?", "Corning", True),
+    ("What is Block's (formerly known as Square) FY2020 revenue?", "Square", True),
+    ("Has Amazon grown its net sales?", "Amazon", True),
+    ("has amazon grown its net sales?", "Amazon", False),  # no capital, nothing said
+    ("Corning's margin in FY2022?", "Corning", False),  # a sentence's first word
+    ("Revenue fell. Corning's margin too?", "Corning", False),
+    ("What Does Wait Return On Error?", "wait", False),  # title case
+    ("WHAT DOES WAIT RETURN ON ERROR?", "wait", False),  # capitals
+])
+def test_a_capital_mid_sentence_points_at_a_name(question: str, keyword: str,
+                                                 pointed: bool) -> None:
+    assert bool(named_by_form(question, keyword)) is pointed
+
+
 def test_a_plain_word_is_a_name_unless_the_collection_uses_it_widely() -> None:
     question = "wait for an I/O event on a file descriptor"
     seen: list[str] = []

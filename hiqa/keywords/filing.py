@@ -36,6 +36,7 @@ _EVENT = re.compile(r"date\s+of\s+report\s*\(date\s+of\s+earliest\s+event\s+repo
 _REGISTRANT = re.compile(r"\(\s*exact\s+name\s+of\s+registrant", re.IGNORECASE)
 _FILE_NUMBER = re.compile(r"^.*?commission\s+file\s+(?:number|no\.?)\s*:?\s*[\d-]+\s*",
                           re.IGNORECASE)
+_FILE_NUMBER_AT = re.compile(r"commission\s+file\s+(?:number|no\.?)\s*:?\s*[\d-]+", re.IGNORECASE)
 _NTH = ("first", "second", "third", "fourth")
 _ORDINALS = {name: n for n, name in enumerate(_NTH, start=1)}
 _QUARTER_OF = re.compile(r"\b(first|second|third|fourth)\s+quarter\s+of\s+fiscal\s+(?:year\s+)?"
@@ -140,7 +141,10 @@ def company_names(company: str) -> tuple[str, ...]:
     name = " ".join(company.split())
     if not name:
         return ()
-    short = re.sub(r"^the\s+", "", _SUFFIX.sub("", name), flags=re.IGNORECASE).strip(" ,.")
+    short = name
+    while (bare := _SUFFIX.sub("", short)) != short:  # "American Water Works Company, Inc."
+        short = bare
+    short = re.sub(r"^the\s+", "", short, flags=re.IGNORECASE).strip(" ,.")
     short = re.sub(r"\.com$", "", short, flags=re.IGNORECASE)
     out = [short]
     words = short.split()
@@ -150,10 +154,12 @@ def company_names(company: str) -> tuple[str, ...]:
 
 
 def _registrant(text: str) -> str:
-    """The line printed above "(Exact name of registrant as specified in its charter)"."""
+    """The line printed above "(Exact name of registrant as specified in its charter)", or,
+    on a cover that leaves that label out, the name the form prints after the commission file
+    number when it ends in a legal form ("MICROSOFT CORPORATION")."""
     m = _REGISTRANT.search(text)
     if not m:
-        return ""
+        return _after_file_number(text)
     lines = [ln.strip(" |*_#") for ln in text[: m.start()].splitlines()]
     lines = [ln for ln in lines if ln and not re.fullmatch(r"[-_=\s.]*", ln)]
     if not lines:
@@ -161,6 +167,19 @@ def _registrant(text: str) -> str:
     name = _FILE_NUMBER.sub("", " ".join(lines[-1].split()))  # a paragraph joined to it
     name = re.sub(r"\s+([.,])", r"\1", re.sub(r"_{2,}|-{3,}", " ", name)).strip()
     return _cased(" ".join(name.split())) if 1 < len(name) <= 80 else ""
+
+
+def _after_file_number(text: str) -> str:
+    """The first line after "Commission File Number …" when it is a name with a legal form
+    (``_SUFFIX``): the form's own place for the registrant's name, read only with that
+    evidence, so a state or an address line is never taken for it."""
+    m = _FILE_NUMBER_AT.search(text)
+    if not m:
+        return ""
+    rest = [ln.strip(" |*_#") for ln in text[m.end():].splitlines()]
+    lines = [ln for ln in rest if ln and not re.fullmatch(r"[-_=\s.]*", ln)][:1]
+    name = " ".join(lines[0].split()) if lines else ""
+    return _cased(name) if 1 < len(name) <= 80 and _SUFFIX.search(name) else ""
 
 
 _SMALL = frozenset({"THE", "AND", "OF", "INC", "CO", "LTD", "PLC", "LLC"})

@@ -11,7 +11,9 @@ ordinary verb.  This module decides which it is, per keyword and question, from 
   accident, so they name;
 * **the question's form** — a man-page section mark after it (``wait(2)``), quotes or back
   ticks around it, a label before a colon at the start (``wait: …``), a word for a kind of
-  document right after it (``the wait page``, ``the kill command``): the asker points at it;
+  document right after it (``the wait page``, ``the kill command``), a capital where the
+  sentence does not ask for one (``How did Corning's margin change``, in a question not set
+  in capitals): the asker points at it;
 * **the collection's own usage** — a plain word that the bodies of many *other* documents use
   (documents that do not carry the keyword themselves) is an ordinary word of this collection,
   so the question's use of it is weak evidence.  ``wait`` stands in the text of many man pages,
@@ -80,7 +82,22 @@ def named_by_form(question: str, keyword: str) -> str:
         following = _pieces(after)
         if following and following[0] in KIND_WORDS:
             return f"'{keyword} {after.split()[0]}'"
+        if question[start].isupper() and not _sentence_start(question[:start]) \
+                and not _set_in_capitals(question):
+            return "capitalised mid-sentence"
     return ""
+
+
+def _sentence_start(before: str) -> bool:
+    """Whether a word after ``before`` opens a sentence, where a capital says nothing."""
+    before = before.rstrip(" \t\n\"'“‘(«「")
+    return not before or before[-1] in ".!?:;"
+
+
+def _set_in_capitals(question: str) -> bool:
+    """A question in title case or capitals, where a capital says nothing either."""
+    words = [w for w in re.findall(r"[^\W\d_]+", question) if len(w) > 3]
+    return not words or sum(w[0].isupper() for w in words) * 2 > len(words)
 
 
 def naming(question: str, keyword: str, spread: Callable[[str], float | None]) -> Naming:

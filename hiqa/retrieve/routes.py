@@ -26,15 +26,14 @@ from hiqa.index.derived import Derived, derived
 from hiqa.index.lexical import LexicalIndex
 from hiqa.index.parts import Parts
 from hiqa.index.payload import payload_key, segment_reader
-from hiqa.keywords.naming import Naming, naming
-from hiqa.keywords.records import KeywordSources
+from hiqa.keywords.naming import Naming
 from hiqa.keywords.rules import (
     normalize_keyword,
-    normalized_keywords,
     query_phrases,
     without_phrases,
 )
 from hiqa.model import Segment
+from hiqa.retrieve import names as docnames
 from hiqa.retrieve.fusion import (
     Candidates,
     FusionMethod,
@@ -119,7 +118,7 @@ class SearchResult:
     soft bonus only, and the app says so."""
     latest: str | None = None
     """The latest of the filings a question names by their company alone, put first
-    (``_filing_names``); None otherwise."""
+    (``names.filing_names``); None otherwise."""
     latest_title: str = ""
 
     def rank(self, method: str = DEFAULT_METHOD, alpha: float = DEFAULT_ALPHA,
@@ -307,10 +306,10 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
     bm25 = _candidate_bm25(bm25_all, pos, np.ones(len(ids), dtype=bool), 0.0)
     phrases = query_phrases(query)
     documents = parts.registry.documents
-    matched: dict[str, frozenset[str]] = {doc: _normalized(d, documents, doc) & phrases
-                                          for doc in set(doc_of.values())}
-    namings = _namings(d, documents, query, matched)
-    named, latest = _filing_names({doc: frozenset(k for k in found if namings[k].strong)
+    matched = docnames.longest({doc: docnames.normalized(d, documents, doc) & phrases
+                        for doc in set(doc_of.values())}, query)
+    namings = docnames.namings_of(d, documents, query, matched)
+    named, latest = docnames.filing_names({doc: frozenset(k for k in found if namings[k].strong)
                                    for doc, found in matched.items()}, documents)
     matches = np.array([len(matched[doc_of[i]]) for i in ids], dtype=np.int64)
     names = np.array([len(named[doc_of[i]]) for i in ids], dtype=np.int64)
@@ -326,50 +325,13 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
                        matches=matches, names=names, query=query,
                        sections=lexical.sections(pos), asked=asked, **unnamed)
     most = max(map(len, named.values()), default=0)
-    chosen = {doc: tuple(k for k in _names(documents[doc])
+    chosen = {doc: tuple(k for k in docnames.keyword_names(documents[doc])
                          if normalize_keyword(k) in found)
               for doc, found in sorted(named.items()) if most and len(found) == most}
     weak = tuple(sorted((n for n in namings.values() if not n.strong), key=lambda n: n.keyword))
     return SearchResult(query=query, candidates=cands, segments=segments, timings=timings,
                         named=chosen, not_names=weak, latest=latest,
                         latest_title=str(documents[latest].get("title", "")) if latest else "")
-
-
-_LATEST = "\x00latest"
-"""What ``_filing_names`` adds to the names of the latest filing: no keyword normalises to it."""
-
-
-def _filing_names(named: dict[str, frozenset[str]], documents: Mapping[str, dict[str, Any]]
-                  ) -> tuple[dict[str, frozenset[str]], str | None]:
-    """The names a question gives filings (``named``: each candidate document's keywords the
-    question uses as names), read as a conjunction of company and period, and the latest
-    filing when it names the company alone.
-
-    * A question that names a company names none of another company's filings: "Pfizer's
-      net income in 2019" names Pfizer's filings, not Amazon's fiscal-2019 10-K, which its
-      "2019" names as well (each has one name, so all were named first alike).
-    * A question that names a company and no period ("Is Boeing's business subject to
-      cyclicality?") asks about it as it stands: its latest filing comes first (an extra
-      name), and the app says so; the others stay named, after it.  A question that names a
-      period, even one none of that company's filings is of ("Pfizer … in 2019", which the
-      fiscal-2021 10-K reports among its three years), gets no latest.
-
-    Documents without a filing record (``keywords.filing.Filing.record``) are left as they
-    are."""
-    companies = {doc: normalized_keywords([*rec["company"], rec.get("form", "")])
-                 for doc in named
-                 if isinstance(rec := documents.get(doc, {}).get("filing"), dict)}
-    said = {doc for doc, names in companies.items() if named[doc] & names}
-    periods = frozenset().union(*named.values()) - frozenset().union(*companies.values())
-    if said:
-        named = {doc: frozenset() if doc in companies and doc not in said else found
-                 for doc, found in named.items()}
-    most = max(map(len, named.values()), default=0)
-    top = [doc for doc, found in named.items() if most and len(found) == most]
-    if len(top) < 2 or periods or any(doc not in companies for doc in top):
-        return named, None
-    latest = max(top, key=lambda doc: (str(documents[doc]["filing"].get("period_end", "")), doc))
-    return {**named, latest: named[latest] | {_LATEST}}, latest
 
 
 STATEMENT_K = 20
@@ -408,52 +370,6 @@ def _asked_statements(wanted: frozenset[str], ids: Sequence[str],
     segments.prefetch(ids)
     return np.array([bool(families_of(segments[i].path) & wanted) if i in segments
                      else False for i in ids], dtype=np.int64)
-
-
-def _namings(d: Derived, documents: dict[str, dict[str, Any]], query: str,
-             matched: Mapping[str, frozenset[str]]) -> dict[str, Naming]:
-    """How the question uses each document keyword it holds (``keywords.naming``), by its
-    normalised form."""
-    keys = frozenset().union(*matched.values())
-    if not keys:
-        return {}
-    every = {doc: _normalized(d, documents, doc) for doc in documents}
-    written: dict[str, str] = {}
-    for doc, found in matched.items():
-        for k in _names(documents[doc]):
-            if normalize_keyword(k) in found:
-                written.setdefault(normalize_keyword(k), k)
-
-    def spread(keyword: str) -> float | None:
-        used = d.lexical.body_documents(keyword)
-        if used is None:
-            return None
-        key = normalize_keyword(keyword)
-        carriers = {doc for doc, ks in every.items() if key in ks}
-        others = len(every) - len(carriers)
-        return len(used - carriers) / others if others else 0.0
-
-    return {key: naming(query, written.get(key, key), spread) for key in sorted(keys)}
-
-
-def _normalized(d: Derived, documents: dict[str, dict[str, Any]], doc_id: str) -> frozenset[str]:
-    """A document's keywords, normalised once per registry generation (the hot path)."""
-    found = d.keywords.get(doc_id)
-    if found is None:
-        record = documents.get(doc_id, {})
-        found = d.keywords[doc_id] = normalized_keywords(_names(record))
-    return found
-
-
-def _names(record: Mapping[str, Any]) -> tuple[str, ...]:
-    """A document's keywords, and a filing's company names and form (``Filing.record``) even
-    where the keywords leave them out: in a collection of one company's filings the company
-    names more than half the documents, so it tells none apart (``distinctive_keywords``), but a
-    question that says it still names that company's filings, and not another's; "this 10-K"
-    names the 10-K of a company that also has 10-Qs."""
-    filing = record.get("filing")
-    own = [*filing.get("company", []), filing.get("form", "")] if isinstance(filing, dict) else []
-    return tuple(dict.fromkeys([*KeywordSources.of(record).texts(), *map(str, filter(None, own))]))
 
 
 def _unnamed_scores(parts: Parts, lexical: LexicalIndex, query: str, names: frozenset[str],
@@ -565,11 +481,16 @@ def earlier_sections(parts: Parts, seg: Segment, count: int) -> list[Segment]:
     """The first pieces of the ``count`` sections before ``seg``'s in its document, nearest
     first (a statement's column header, printed once above rows that its row groups split
     into sections of their own)."""
+    return sections_at(parts, seg, range(seg.order - 1, max(-1, seg.order - 1 - count), -1))
+
+
+def sections_at(parts: Parts, seg: Segment, orders: Sequence[int]) -> list[Segment]:
+    """The first pieces of the sections of ``seg``'s document at ``orders``, in that order."""
     version = str(parts.registry.documents.get(seg.doc_id, {}).get("hash", ""))
     if not version or seg.strategy == "fixed":
         return []
-    ids = [segment_id(seg.doc_id, seg.strategy, order, 0, version)
-           for order in range(seg.order - 1, max(-1, seg.order - 1 - count), -1)]
+    ids = [segment_id(seg.doc_id, seg.strategy, order, 0, version) for order in orders
+           if order >= 0]
     found = fetch(parts, derived(parts), ids)
     return [found[i] for i in ids if i in found]
 
