@@ -259,7 +259,7 @@ def answer(question: str, result: Any, weights: tuple[str, float, float, int],
     (streamed from the LLM, or extractive at once), and keep it in the history."""
     method, alpha, beta, k = weights
     hits = result.rank(method, alpha, beta, k)
-    context = col.answer_context([h.segment for h in hits])
+    context = col.answer_context([h.segment for h in hits], question)
     turn = {"question": question, "result": result, "context": context, "answer": "",
             "note": "", "error": "", "answered": [h.segment.segment_id for h in hits]}
     if again:

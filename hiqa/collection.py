@@ -184,13 +184,11 @@ class Collection:
         result = self.retrieve(query, doc_ids=doc_ids)
         return result, result.rank(w.method, w.alpha, w.beta, k)
 
-    def answer_context(self, segments: Sequence[Segment]) -> list[Segment]:
-        """The context blocks an answer is written from (``routes.answer_blocks``), a
-        statement's rows with its column header (``figures.with_headers``)."""
-        from hiqa.answer.figures import with_headers
+    def answer_context(self, segments: Sequence[Segment], question: str = "") -> list[Segment]:
+        """The context blocks an answer to ``question`` is written from (``calc.answer_context``)."""
+        from hiqa.answer.calc import answer_context
 
-        return with_headers(_routes.answer_blocks(self.parts, segments),
-                            lambda b, n: _routes.earlier_sections(self.parts, b, n))
+        return answer_context(self.parts, segments, question)
 
     def content_scores(self, ids: Sequence[str], qvec: np.ndarray) -> dict[str, float]:
         return _dense.content_scores(self.parts, ids, qvec)

@@ -6,7 +6,8 @@ near-identical documents a passage comes from and can cite it as ``[2]``.  Cited
 checked against the blocks actually given.  Without an endpoint the answer is *extractive*: the
 sentences of the context blocks that best answer the question, best first, each with its
 citation (``hiqa.answer.extractive``), after the statement figures it asks about, each with its
-row, its column's year and its page (``hiqa.answer.figures``).
+row, its column's year and its page (``hiqa.answer.figures``), and first the measure it asks
+for, computed from those cells with its formula shown (``hiqa.answer.calc``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from hiqa.answer.calc import compute
 from hiqa.answer.extractive import pick_sentences
 from hiqa.answer.figures import pick_figures, rows_table
 from hiqa.augment import render_path
@@ -174,6 +176,9 @@ def _extractive(question: str, segments: Sequence[Segment], embedder: Any | None
     """The best sentences of the context blocks (``hiqa.answer.extractive``), best first, each followed
     by the number of the block it is quoted from.  With no quotable sentence (a segment that is
     all code or table), the top block is pointed to rather than quoted in pieces."""
+    computed = compute(question, segments)
+    if computed is not None:
+        yield f"{computed.text()}\n\n"
     figures = pick_figures(question, segments)
     for figure in figures:
         yield f"{figure.text()} [{figure.row.block}]\n\n"

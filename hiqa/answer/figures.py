@@ -14,8 +14,8 @@ by the question's words it holds (weighted by their rarity among the rows, as th
 picker weighs them, a line item's conventional names reaching its printed label: "COGS" the row
 "Cost of sales") and the share of the label they cover; the columns by the years the question
 names (a range with the years inside it), else the first (the latest period, as statements
-print them).  Nothing is computed: a ratio is answered with the labelled
-cells it needs, never with a value this module made up.
+print them).  Nothing is computed here: the cells are quoted as printed, and a measure the
+question asks for is computed from them, its formula shown, by ``hiqa.answer.calc``.
 """
 from __future__ import annotations
 

@@ -381,7 +381,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     result, hits = col.search_result(args.question, method=args.method, alpha=args.alpha,
                                      beta=args.beta, k=args.k, doc_ids=args.doc or None)
     print_notes(result, hits, col.weights(args.method, args.alpha, args.beta).beta)
-    segments = col.answer_context([h.segment for h in hits])
+    segments = col.answer_context([h.segment for h in hits], args.question)
     config = None if args.extractive else LLMConfig.from_settings(settings)
     llm = LLMClient(config) if config else None
     parts = []

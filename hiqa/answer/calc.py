@@ -1,0 +1,404 @@
+"""A measure computed from the statement cells it needs, its formula shown (#46 item 4).
+
+Analysts ask for measures, not cells: "What is Amazon's FY2017 days payable outstanding? DPO is
+defined as: 365 * (average accounts payable between FY2016 and FY2017) / (FY2017 COGS + change
+in inventory between FY2016 and FY2017)."  The figures module finds the cells; this module does
+the arithmetic the question asks for, and only that:
+
+* a formula the question states ("X is defined as: …", "Define X as …"), with its words for
+  operators ("divided by", "less", "plus"), "average X between FY_a and FY_b", "change in X
+  between …", a year before a line item ("FY2017 COGS"), and other measures it defines (CCC =
+  DIO + DSO − DPO, each defined after it);
+* a few measures analysts name without defining, by their textbook formula: a change or
+  growth rate from one year to another, a CAGR, a margin or a share of revenue (averaged over
+  the years asked).
+
+Every operand is a cell of a statement row in the context blocks (``figures.rows``), chosen
+by the names analysts give line items (``figures._LINE_ITEMS``); when one is missing nothing is
+computed (the cells found are still quoted by the figures).  The answer shows the formula with
+each cell's label, year and block, so the number can be checked, never taken on trust.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from hiqa.answer.figures import Figure, pick_figures, with_headers
+from hiqa.formats.statements import families_of
+from hiqa.index.parts import Parts
+from hiqa.model import Segment
+from hiqa.retrieve import routes
+
+_DEFINED = re.compile(
+    r"(?:^|(?<=[.?!:]\s))(?:define\s+(?P<a>[^.?!]{1,60}?)\s+as:?|(?P<b>[A-Za-z][^.?!]{0,60}?)"
+    r"\s+(?:here\s+)?(?:is|are)\s+defined\s+as:?)\s*(?P<expr>.+?)(?=\.\s|\.?$|\?\s)",
+    re.IGNORECASE | re.DOTALL)
+_WORD_OPS = ((r"\bdivided\s+by\b", " / "), (r"\b(?:less|minus)\b", " - "),
+             (r"\bplus\b", " + "), (r"\b(?:times|multiplied\s+by)\b", " * "))
+_FY = r"(?:FY\s?'?)?((?:19|20)\d\d)"
+_AVERAGE = re.compile(rf"^average\s+(?:of\s+)?(.+?)\s+between\s+{_FY}\s+and\s+{_FY}$", re.IGNORECASE)
+_CHANGE = re.compile(rf"^change\s+in\s+(.+?)\s+between\s+{_FY}\s+and\s+{_FY}$", re.IGNORECASE)
+_YEAR_BEFORE = re.compile(rf"^{_FY}\s+(.+)$", re.IGNORECASE)
+_YEAR_AFTER = re.compile(rf"^(.+?)\s+(?:in|for|of)\s+{_FY}$", re.IGNORECASE)
+_GROWTH = re.compile(
+    rf"(?:change|growth)(?:\s+rate)?\s+in\s+(?:unadjusted\s+)?(?P<item>[a-z][a-z &,-]+?)\s+from\s+"
+    rf"{_FY}\s+to\s+{_FY}|{_FY}\s*[-–]\s*{_FY}\s+(?:total\s+)?(?P<item2>[a-z][a-z &,-]+?)\s+"
+    r"growth(?:\s+rate)?", re.IGNORECASE)
+_CAGR = re.compile(rf"(?P<item>[a-z][a-z &,-]+?)\s+CAGR\s+from\s+{_FY}\s+to\s+{_FY}", re.IGNORECASE)
+_SHARE = re.compile(
+    r"(?:(?P<avg>\w+)[\s-]year\s+average\s+(?:of\s+)?)?(?:unadjusted\s+)?"
+    r"(?P<item>[a-z][a-z &,-]+?)\s+(?:%\s*margin|as\s+a\s+%\s+of\s+(?P<base>[a-z][a-z ]+?))\b",
+    re.IGNORECASE)
+_DECIMALS = re.compile(r"round\w*\s+(?:your\s+answer\s+)?to\s+(\w+)\s+decimal", re.IGNORECASE)
+_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4}
+
+
+class Missing(LookupError):
+    """An operand with no cell in the context: nothing is computed."""
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One cell a computation read: what the formula calls it, the row and year, the value."""
+
+    asked: str
+    figure: Figure
+    year: str
+    value: float
+
+    def text(self) -> str:
+        row = self.figure.row
+        label = f"{row.group}: {row.label}" if row.group else row.label
+        return f"{label} {self.year}: {row.values[row.years.index(self.year)]} [{row.block}]"
+
+
+@dataclass(frozen=True)
+class Computation:
+    """A measure's value, how it was computed and from which cells."""
+
+    name: str
+    value: float
+    percent: bool
+    decimals: int
+    formula: str
+    operands: tuple[Operand, ...]
+
+    def shown(self) -> str:
+        """The value as the question asks it rounded, with its thousands separated."""
+        return f"{self.value:,.{self.decimals}f}" + ("%" if self.percent else "")
+
+    def text(self) -> str:
+        cells = "; ".join(dict.fromkeys(o.text() for o in self.operands))
+        return (f"{self.name}: {self.shown()} — computed as {self.formula}, from {cells}")
+
+
+def number(cell: str) -> float:
+    """A statement cell's value: "(1,577)" is -1577, a dash is 0."""
+    text = cell.strip().replace("$", "").replace(",", "").replace(" ", "").rstrip("%")
+    if text in {"—", "–", "-", ""}:
+        return 0.0
+    negative = text.startswith("(") and text.endswith(")")
+    return -float(text.strip("()")) if negative else float(text.strip("()"))
+
+
+class _Cells:
+    """The operands' cells, looked up in the context blocks by the names a formula uses."""
+
+    def __init__(self, segments: Sequence[Segment], doc_id: str) -> None:
+        self.segments, self.doc_id = segments, doc_id
+        self.used: list[Operand] = []
+
+    def value(self, item: str, year: str, balance: bool = False) -> float:
+        """The cell of ``item``'s row for ``year``, in this document's blocks only: a measure
+        is never computed from two filings' figures.  ``balance``: the item's balance at the
+        year's end (an average or a change between two years), read from the balance sheet
+        before any other statement ("Inventories" is also a cash-flow line, a change)."""
+        item = re.sub(r"^the\s+", "", item.strip(), flags=re.IGNORECASE)
+        figures = [f for f in pick_figures(f"{item} {year}", self.segments, limit=6)
+                   if self.segments[f.row.block - 1].doc_id == self.doc_id]
+        if balance:
+            figures.sort(key=lambda f: "balance sheet" not in families_of(
+                self.segments[f.row.block - 1].path))
+        for figure in figures:
+            if year in figure.row.years and figure.row.years.index(year) < len(figure.row.values):
+                value = number(figure.row.values[figure.row.years.index(year)])
+                self.used.append(Operand(item, figure, year, value))
+                return value
+        raise Missing(f"{item} {year}")
+
+
+def _defined(question: str) -> dict[str, str]:
+    """The measures a question defines, by name (case-folded): name -> formula text."""
+    out: dict[str, tuple[str, str]] = {}
+    for m in _DEFINED.finditer(question):
+        name = (m.group("a") or m.group("b") or "").strip(" :")
+        name = re.sub(r"^(?:the|and|then|also)\s+", "", name, flags=re.IGNORECASE)
+        out.setdefault(name.casefold(), (name, m.group("expr").strip()))
+    return {key: expr for key, (_, expr) in out.items()}
+
+
+def _defined_name(question: str) -> str:
+    """The first defined measure's name as the question writes it."""
+    m = _DEFINED.search(question)
+    name = (m.group("a") or m.group("b") or "").strip(" :") if m else ""
+    return re.sub(r"^(?:the|and|then|also)\s+", "", name, flags=re.IGNORECASE)
+
+
+def _tokens(formula: str) -> list[str]:
+    text = formula
+    for pattern, op in _WORD_OPS:
+        text = re.sub(pattern, op, text, flags=re.IGNORECASE)
+    parts = re.split(r"(\(|\)|\*|/|\+|\s-\s|×)", f" {text} ")
+    return [{"×": "*"}.get(t.strip(), t.strip()) for t in parts if t.strip()]
+
+
+class _Formula:
+    """A recursive-descent reading of a stated formula: + - * / and parentheses over numbers,
+    line-item phrases and the names of other defined measures."""
+
+    def __init__(self, tokens: list[str], term: Callable[[str], float]) -> None:
+        self.tokens, self.i, self.term = tokens, 0, term
+
+    def parse(self) -> float:
+        value = self.sum()
+        if self.i != len(self.tokens):
+            raise ValueError(f"unexpected {self.tokens[self.i]!r}")
+        return value
+
+    def peek(self) -> str:
+        return self.tokens[self.i] if self.i < len(self.tokens) else ""
+
+    def sum(self) -> float:
+        value = self.product()
+        while self.peek() in {"+", "-"}:
+            op = self.tokens[self.i]
+            self.i += 1
+            right = self.product()
+            value = value + right if op == "+" else value - right
+        return value
+
+    def product(self) -> float:
+        value = self.factor()
+        while self.peek() in {"*", "/"}:
+            op = self.tokens[self.i]
+            self.i += 1
+            right = self.factor()
+            if op == "/" and right == 0:
+                raise Missing("a division by zero")
+            value = value * right if op == "*" else value / right
+        return value
+
+    def factor(self) -> float:
+        token = self.peek()
+        if not token:
+            raise ValueError("the formula ends early")
+        self.i += 1
+        if token == "(":
+            value = self.sum()
+            if self.peek() != ")":
+                raise ValueError("unbalanced parentheses")
+            self.i += 1
+            return value
+        if token in {")", "*", "/", "+", "-"}:
+            raise ValueError(f"unexpected {token!r}")
+        if re.fullmatch(r"\d+(?:\.\d+)?", token):
+            return float(token)
+        return self.term(token)
+
+
+def _decimals(question: str, default: int) -> int:
+    m = _DECIMALS.search(question)
+    if not m:
+        return default
+    word = m.group(1).casefold()
+    return int(word) if word.isdigit() else _WORDS.get(word, default)
+
+
+def _main_year(question: str, definitions: dict[str, str]) -> str:
+    """The year a measure is asked for: the last year the question names outside its
+    definitions ("what is the FY2017 DPO? DPO is defined as …" asks for 2017)."""
+    text = question
+    for formula in definitions.values():
+        text = text.replace(formula, " ")
+    years = re.findall(r"(?:19|20)\d\d", text)
+    return years[-1] if years else ""
+
+
+def _stated(question: str, segments: Sequence[Segment], doc_id: str) -> Computation | None:
+    definitions = _defined(question)
+    if not definitions:
+        return None
+    year = _main_year(question, definitions)
+    cells = _Cells(segments, doc_id)
+    shown: list[str] = []
+
+    def term(phrase: str, depth: int = 0) -> float:
+        key = phrase.strip().casefold()
+        if key in definitions and depth < 4:
+            return _Formula(_tokens(definitions[key]), lambda p: term(p, depth + 1)).parse()
+        if m := _AVERAGE.match(phrase.strip()):
+            item, a, b = m.groups()
+            return (cells.value(item, a, True) + cells.value(item, b, True)) / 2
+        if m := _CHANGE.match(phrase.strip()):
+            item, a, b = m.groups()
+            return cells.value(item, b, True) - cells.value(item, a, True)
+        if m := _YEAR_BEFORE.match(phrase.strip()):
+            return cells.value(m.group(2), m.group(1))
+        if m := _YEAR_AFTER.match(phrase.strip()):
+            return cells.value(m.group(1), m.group(2))
+        if not year:
+            raise Missing(phrase)
+        return cells.value(phrase, year)
+
+    name, formula = next(iter(definitions.items()))
+    try:
+        value = _Formula(_tokens(formula), term).parse()
+    except (Missing, ValueError, ZeroDivisionError):
+        return None
+    shown.append(formula)
+    percent = bool(re.search(r"\bpercent|%", question, re.IGNORECASE)) and abs(value) < 10
+    if percent:
+        value *= 100
+    return Computation(_title(_defined_name(question) or name, year), value, percent, _decimals(question, 2),
+                       " ".join(_tokens(formula)) + (" × 100" if percent else ""),
+                       tuple(cells.used))
+
+
+def _title(name: str, year: str) -> str:
+    name = name if name.isupper() else name[:1].upper() + name[1:]
+    return f"{name}, FY{year}" if year else name
+
+
+def _named(question: str, segments: Sequence[Segment], doc_id: str) -> Computation | None:
+    """A measure named by its textbook formula: growth, CAGR, a margin or share of revenue."""
+    cells = _Cells(segments, doc_id)
+    decimals = _decimals(question, 1)
+    try:
+        if m := _CAGR.search(question):
+            item, a, b = _item(m.group("item")), m.group(2), m.group(3)
+            first, last = cells.value(item, a), cells.value(item, b)
+            span = int(b) - int(a)
+            if first <= 0 or last <= 0 or span <= 0:
+                return None
+            value = ((last / first) ** (1 / span) - 1) * 100
+            return Computation(f"{item.strip().capitalize()} CAGR, FY{a}–FY{b}", value, True,
+                               decimals, f"({item} {b} / {item} {a})^(1/{span}) − 1",
+                               tuple(cells.used))
+        if m := _GROWTH.search(question):
+            if m.group("item"):
+                item, a, b = _item(m.group("item")), m.group(2), m.group(3)
+            else:
+                item, a, b = _item(m.group("item2")), m.group(4), m.group(5)
+            first, last = cells.value(item, a), cells.value(item, b)
+            if first == 0:
+                return None
+            value = (last - first) / abs(first) * 100
+            return Computation(f"Change in {item.strip()}, FY{a} to FY{b}", value, True,
+                               decimals, f"({item} {b} − {item} {a}) / {item} {a}",
+                               tuple(cells.used))
+        if m := _SHARE.search(question):
+            item = _item(m.group("item"))
+            base = (m.group("base") or "revenue").strip()
+            years = _years_asked(question)
+            if not years:
+                return None
+            shares = []
+            for y in years:
+                denominator = cells.value(base, y)
+                if denominator == 0:
+                    return None
+                shares.append(cells.value(item, y) / denominator * 100)
+            value = sum(shares) / len(shares)
+            over = f"FY{years[0]}" if len(years) == 1 else f"FY{years[0]}–FY{years[-1]} average"
+            return Computation(f"{item.capitalize()} as a % of {base}, {over}", value, True,
+                               decimals, f"{item} / {base}" + (
+                                   f", averaged over {len(years)} years" if len(years) > 1
+                                   else ""), tuple(cells.used))
+    except Missing:
+        return None
+    return None
+
+
+_LEAD = re.compile(r"^.*\b(?:average\s+of|average|is|the|what|\w+'s)\s+", re.IGNORECASE)
+_SPAN = re.compile(r"^(?:\w+[\s-])?year\s+", re.IGNORECASE)
+
+
+def _item(phrase: str) -> str:
+    """A line item's words out of the words before a measure ("Nike's three year average of
+    cost of goods sold" -> "cost of goods sold", "2 year total revenue" -> "total revenue")."""
+    words = phrase.strip()
+    for prefix in (_LEAD, _SPAN):
+        cut = prefix.sub("", words)
+        words = cut or words
+    return re.sub(r"^unadjusted\s+", "", words, flags=re.IGNORECASE).strip(" ,")
+
+
+def _years_asked(question: str) -> list[str]:
+    from hiqa.answer.figures import asked_years
+
+    return sorted(asked_years(question))
+
+
+def compute(question: str, segments: Sequence[Segment]) -> Computation | None:
+    """The measure ``question`` asks for, computed from the cells of ``segments``, or None
+    when it asks for none this module knows or a cell it needs is not there."""
+    for doc_id in dict.fromkeys(s.doc_id for s in segments):  # the best block's filing first
+        found = _stated(question, segments, doc_id) or _named(question, segments, doc_id)
+        if found is not None and math.isfinite(found.value):
+            return found
+    return None
+
+
+def asks_for_measure(question: str) -> bool:
+    """Whether ``question`` asks for a measure this module computes (a stated formula, a
+    growth, a CAGR, a margin or a share)."""
+    return bool(_defined(question) or _CAGR.search(question) or _GROWTH.search(question)
+                or _SHARE.search(question))
+
+
+NEARBY = 12
+"""Sections on either side of a statement's block searched for a measure's missing cells: a
+statement set as lines is a section per row group, a balance sheet about ten."""
+MAX_ADDED = 3
+"""Blocks added to the context for a measure's cells."""
+
+
+def statement_rows(question: str, blocks: Sequence[Segment],
+                   sections: Callable[[Segment, Sequence[int]], Sequence[Segment]]
+                   ) -> list[Segment]:
+    """``blocks``, and when ``question`` asks for a measure whose cells they lack, the sections
+    near the best block's statement blocks that hold them (at most ``MAX_ADDED``, each a block of
+    its own, so every cell is cited).  ``sections(block, orders)`` reads a block's document's
+    sections at those positions.  Only the best block's filing is searched."""
+    blocks = list(blocks)
+    if not blocks or not asks_for_measure(question) or compute(question, blocks) is not None:
+        return blocks
+    doc = blocks[0].doc_id
+    inside = [b for b in blocks if b.doc_id == doc and families_of(b.path)]
+    seen = {(b.doc_id, b.order) for b in blocks}
+    orders = sorted({o for b in inside for o in range(b.order - NEARBY, b.order + NEARBY + 1)}
+                    - {b.order for b in inside})
+    near = [s for s in (sections(inside[0], orders) if inside else [])
+            if (s.doc_id, s.order) not in seen and families_of(s.path)]
+    found = compute(question, blocks + near)
+    if found is None:
+        return blocks
+    used = sorted({o.figure.row.block for o in found.operands if o.figure.row.block > len(blocks)})
+    return blocks + [near[b - len(blocks) - 1] for b in used[:MAX_ADDED]]
+
+
+def answer_context(parts: Parts, segments: Sequence[Segment], question: str = "") -> list[Segment]:
+    """The context blocks an answer is written from (``routes.answer_blocks``), a statement's
+    rows with its column header (``figures.with_headers``), and, for a question that asks for a
+    measure whose cells the blocks lack, the sections of the best block's statements that hold
+    them (``statement_rows``)."""
+    def earlier(b: Segment, n: int) -> list[Segment]:
+        return routes.earlier_sections(parts, b, n)
+
+    blocks = with_headers(routes.answer_blocks(parts, segments), earlier)
+    if not question:
+        return blocks
+    return statement_rows(question, blocks, lambda b, orders: with_headers(
+        routes.sections_at(parts, b, orders), earlier))

@@ -1,0 +1,157 @@
+"""A measure computed from the statement cells it needs, its formula shown (issue #46, item 4)."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from hiqa.answer.calc import asks_for_measure, compute, number, statement_rows
+from hiqa.answer.cited import answer
+from hiqa.model import Segment
+
+CASH_FLOWS = """CONSOLIDATED STATEMENTS OF CASH FLOWS
+
+(in millions) 2016 2017
+
+Net income 2,371 3,033
+
+Changes in operating assets and liabilities:
+
+Inventories (1,426) (3,583)
+
+Accounts payable 5,030 7,175
+"""
+INCOME = """CONSOLIDATED STATEMENTS OF OPERATIONS
+
+(in millions) 2015 2016 2017
+
+Total net sales 107,006 135,987 177,866
+
+Operating expenses:
+
+Cost of sales 71,651 88,265 111,934
+
+Operating income 2,233 4,186 4,106
+"""
+BALANCE = """CONSOLIDATED BALANCE SHEETS
+
+(in millions) 2016 2017
+
+Current assets:
+
+Inventories 11,461 16,047
+
+Accounts receivable, net and other 8,339 13,164
+
+Total current assets 45,781 60,197
+
+Current liabilities:
+
+Accounts payable 25,309 34,616
+
+Total current liabilities 43,816 57,883
+"""
+
+
+def block(text: str, caption: str, doc: str = "amazon-2017.pdf", order: int = 1,
+          page: int = 38) -> Segment:
+    path = ("Amazon — Form 10-K, fiscal year 2017", "Item 8", caption)
+    return Segment(f"{doc}-{order}", doc, path[0], doc, path[1:], 3, order, 0, (page,), text,
+                   text, False, "hca", (0, len(text)))
+
+
+CONTEXT = [block(CASH_FLOWS, "Consolidated Statements of Cash Flows", order=3),
+           block(INCOME, "Consolidated Statements of Operations", order=1),
+           block(BALANCE, "Consolidated Balance Sheets", order=2)]
+DPO = ("What is Amazon's FY2017 days payable outstanding (DPO)? DPO is defined as: 365 * "
+       "(average accounts payable between FY2016 and FY2017) / (FY2017 COGS + change in "
+       "inventory between FY2016 and FY2017). Round your answer to two decimal places.")
+
+
+def test_a_stated_formula_is_computed_from_the_balance_sheet_and_the_income_statement():
+    found = compute(DPO, CONTEXT)
+    assert found is not None and found.shown() == "93.86"
+    expected = 365 * (25_309 + 34_616) / 2 / (111_934 + 16_047 - 11_461)
+    assert found.value == pytest.approx(expected)
+    text = found.text()
+    assert text.startswith("DPO, FY2017: 93.86 — computed as 365 * ( average accounts payable")
+    # the change in inventory is the balance sheet's two year-ends, not the cash-flow line
+    assert "Current assets: Inventories 2016: 11,461 [3]" in text
+    assert "Inventories 2017: 16,047 [3]" in text and "(3,583)" not in text
+    assert "Operating expenses: Cost of sales 2017: 111,934 [2]" in text
+
+
+@pytest.mark.parametrize(("question", "shown"), [
+    (("What is Amazon's year-over-year change in revenue from FY2016 to FY2017 (in units of "
+     "percents and round to one decimal place)?"), "30.8%"),
+    ("What is the FY2015 - FY2017 total revenue growth rate for Amazon? Answer in percents.",
+     "66.2%"),
+    (("What is Amazon's 2 year total revenue CAGR from FY2015 to FY2017 (in units of percents "
+     "and round to one decimal place)?"), "28.9%"),
+    (("What is the FY2015 - FY2017 3 year average unadjusted operating income % margin for "
+     "Amazon? Round to one decimal place."), "2.5%"),
+    (("What is Amazon's FY2017 working capital ratio? Define working capital ratio as total "
+     "current assets divided by total current liabilities. Round your answer to two decimal "
+     "places."), "1.04"),
+    (("What is Amazon's FY2017 net working capital? Define net working capital as total current "
+     "assets less total current liabilities. Answer in USD millions."), "2,314.00"),
+])
+def test_measures_named_or_defined(question, shown):
+    assert asks_for_measure(question)
+    found = compute(question, CONTEXT)
+    assert found is not None and found.shown() == shown
+
+
+def test_a_measure_defined_by_others_defined_after_it():
+    question = ("What is the FY2017 cash conversion cycle (CCC) for Amazon? CCC is defined as: "
+                "DIO + DSO - DPO. DIO is defined as: 365 * (average inventory between FY2016 "
+                "and FY2017) / (FY2017 COGS). DSO is defined as: 365 * (average accounts "
+                "receivable between FY2016 and FY2017) / (FY2017 Revenue). DPO is defined as: "
+                "365 * (average accounts payable between FY2016 and FY2017) / (FY2017 COGS + "
+                "change in inventory between FY2016 and FY2017). Round your answer to two "
+                "decimal places.")
+    dio = 365 * (11_461 + 16_047) / 2 / 111_934
+    dso = 365 * (8_339 + 13_164) / 2 / 177_866
+    dpo = 365 * (25_309 + 34_616) / 2 / (111_934 + 16_047 - 11_461)
+    found = compute(question, CONTEXT)
+    assert found is not None and found.value == pytest.approx(dio + dso - dpo)
+
+
+def test_nothing_is_computed_without_every_cell_or_from_two_filings():
+    income_only = [CONTEXT[1]]
+    assert compute(DPO, income_only) is None  # no accounts payable, no inventories
+    other = [replace(b, doc_id="globex-2017.pdf") for b in CONTEXT[2:]]
+    assert compute(DPO, income_only + other) is None  # another filing's balance sheet
+    assert compute("What were Amazon's net sales in 2017?", CONTEXT) is None  # no measure
+    assert not asks_for_measure("Is Amazon's business seasonal?")
+
+
+def test_cells():
+    assert number("(1,577)") == -1577 and number("$ 4,466") == 4466 and number("—") == 0
+    assert number("12.5%") == 12.5
+
+
+def test_the_context_gets_the_statement_section_holding_a_missing_cell():
+    """A balance sheet set as lines is a section per row group: the block with accounts
+    payable is retrieved, the one with inventories is not; the answer's context gets it."""
+    current_assets = block(BALANCE.split("Current liabilities:")[0], "Consolidated Balance "
+                           "Sheets", order=5, page=40)
+    liabilities = block("(in millions) 2016 2017\n\nCurrent liabilities:"
+                        + BALANCE.split("Current liabilities:")[1],
+                        "Consolidated Balance Sheets", order=6, page=40)
+    blocks = [liabilities, CONTEXT[1]]
+    asked: list[tuple[int, ...]] = []
+
+    def sections(seg: Segment, orders):
+        asked.append(tuple(orders))
+        return [s for s in (current_assets, block("Notes text 2016 2017", "Note 1",
+                                                  order=7)) if s.order in orders]
+
+    assert compute(DPO, blocks) is None
+    context = statement_rows(DPO, blocks, sections)
+    assert context == [liabilities, CONTEXT[1], current_assets]
+    assert 5 in asked[0] and 6 not in asked[0]
+    reply = answer(DPO, context, llm=None)
+    assert reply.text.startswith("DPO, FY2017: 93.86 — computed as")
+    assert "Inventories 2016: 11,461 [3]" in reply.text and reply.citations[:3] == (1, 2, 3)
+    assert statement_rows("Is Amazon's business seasonal?", blocks, sections) == blocks
