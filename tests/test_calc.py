@@ -6,7 +6,7 @@ from dataclasses import replace
 import pytest
 
 from hiqa.answer.calc import asks_for_measure, compute, number, statement_rows
-from hiqa.answer.cited import answer
+from hiqa.answer.cited import answer, build_messages
 from hiqa.model import Segment
 
 CASH_FLOWS = """CONSOLIDATED STATEMENTS OF CASH FLOWS
@@ -155,3 +155,12 @@ def test_the_context_gets_the_statement_section_holding_a_missing_cell():
     assert reply.text.startswith("DPO, FY2017: 93.86 — computed as")
     assert "Inventories 2016: 11,461 [3]" in reply.text and reply.citations[:3] == (1, 2, 3)
     assert statement_rows("Is Amazon's business seasonal?", blocks, sections) == blocks
+
+
+def test_the_llm_gets_the_computation_after_the_context():
+    user = build_messages(DPO, CONTEXT)[1]["content"]
+    context, worked = user.split("\n\nComputed from the cells of the blocks: ")
+    assert "[3] Amazon — Form 10-K, fiscal year 2017 > Item 8 > Consolidated Balance" in context
+    assert worked.startswith("DPO, FY2017: 93.86 — computed as")
+    assert "Question: What is Amazon's FY2017 days payable" in worked
+    assert "Computed from" not in build_messages("Is it seasonal?", CONTEXT)[1]["content"]

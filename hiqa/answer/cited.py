@@ -79,7 +79,13 @@ def build_context(segments: Sequence[Segment]) -> str:
 
 
 def build_messages(question: str, segments: Sequence[Segment]) -> list[dict[str, str]]:
-    user = f"Context:\n\n{build_context(segments)}\n\nQuestion: {question.strip()}"
+    """The chat messages; when the question asks for a measure the blocks' cells give, the
+    computation (``calc.compute``: formula, cells, blocks) follows the context, for the model
+    to check and cite rather than to redo in its head."""
+    computed = compute(question, segments)
+    worked = (f"\n\nComputed from the cells of the blocks: {computed.text()}"
+              if computed is not None else "")
+    user = f"Context:\n\n{build_context(segments)}{worked}\n\nQuestion: {question.strip()}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
