@@ -37,7 +37,7 @@ from hiqa.retrieve.params import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD
 from hiqa.retrieve.routes import ScopeHint
 
 METHODS = [m.value for m in FusionMethod]
-ROUTE_COLOURS = {"dense": "#4C78A8", "bm25": "#F58518", "keyword": "#54A24B"}
+ROUTE_COLOURS = {"dense": "#4C78A8", "bm25": "#F58518", "keyword": "#54A24B", "heading": "#B279A2"}
 
 st.title("Chat")  # first, so the page shows before the collection opens
 col = current_collection()
@@ -224,6 +224,9 @@ def show_evidence(turn: dict[str, Any]) -> None:
                    f"they hold by the whole question and by “"
                    f"{escape_markdown(result.candidates.unnamed_query)}”; the fused scores are "
                    "the whole question's.")
+    if any(h.contributions.get("heading", 0.0) > 0 for h in hits):
+        st.caption("Inside the named document, a section whose own heading holds the question's "
+                   "words gets the heading bonus (the “heading” column).")
     offer_scope(turn["question"], result.scope_hint(hits))
     # full width: at 1,400 px a table beside the chart hid the route columns behind a scrollbar
     st.table(hits_rows(hits, moves, escape=True, raw=False), hide_index=True)

@@ -302,6 +302,7 @@ def hits_rows(hits: Sequence[Hit], moves: Sequence[int | None] | None = None, *,
             "dense": round(hit.contributions.get("dense", 0.0), 4),
             "bm25": round(hit.contributions.get("bm25", 0.0), 4),
             "keyword": round(hit.contributions.get("keyword", 0.0), 4),
+            "heading": round(hit.contributions.get("heading", 0.0), 4),
         })
         if raw:
             row.update(raw_scores(hit))
@@ -324,7 +325,9 @@ def _round(value: float | None, digits: int = 4) -> float | None:
     return round(float(value), digits)
 
 
-ROUTES = ("dense", "bm25", "keyword")
+ROUTES = ("dense", "bm25", "keyword", "heading")
+"""The fused score's parts: the two routes, Eq. 2's keyword bonus and the own-heading bonus
+inside a named document (``retrieve.headings``)."""
 
 
 def score_breakdown(hits: Sequence[Hit]) -> list[dict[str, Any]]:

@@ -161,6 +161,7 @@ class LexicalIndex:
         self._named: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {
             "body": {}, "context": {}}
         self._used_by: dict[str, frozenset[str]] = {}
+        self._n_documents = len(set(self.doc_ids.tolist()))
 
     def _named_postings(self, field: str, title_terms: Iterable[str]
                         ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -253,6 +254,21 @@ class LexicalIndex:
                 docs = here if docs is None else docs & here
             found = self._used_by[text] = frozenset(docs or ())
         return found
+
+    def head_share(self, term: str) -> float:
+        """The share of the collection's documents some segment head of which holds ``term``
+        (a BM25 term, stemmed): a word of the headings nearly every document has ("name",
+        "descript" in man pages) is the document kind's, not a section's own.  Cached."""
+        key = "\x00head:" + term
+        found = self._used_by.get(key)
+        if found is None:
+            head = self._head
+            row = head.vocab.get(term) if head is not None else None
+            segs = head.indices[head.indptr[row]:head.indptr[row + 1]] if head is not None \
+                and row is not None else np.zeros(0, dtype=np.intp)
+            found = self._used_by[key] = frozenset(str(d) for d in np.unique(self.doc_ids[segs]))
+        every = self._n_documents or 1
+        return len(found) / every
 
     def position(self, segment_id: str) -> int | None:
         return self._pos.get(segment_id)

@@ -84,6 +84,10 @@ class Candidates:
     question names (``matches > 0``), NaN elsewhere (a dense one also NaN while pending);
     :func:`fuse` orders each named document's candidates among themselves with them
     (:func:`within_named`)."""
+    heading: np.ndarray | None = None
+    """How much the candidate's own heading is what the question asks about
+    (``headings.own_heading_weights``), given when the question names a document; :func:`fuse`
+    adds it, scaled over the named document's candidates, to theirs (:func:`heading_bonus`)."""
     asked: np.ndarray | None = None
     """1 where the candidate is inside a financial statement the question asks for by name
     ("the balance sheet", ``formats.statements.asked``), 0 elsewhere; None: it names none.
@@ -101,7 +105,7 @@ class Candidates:
         for name in ("sections", "documents", "names", "asked"):
             if getattr(self, name) is not None:
                 arrays[name] = _frozen(getattr(self, name), np.int64)
-        for name in ("unnamed_dense", "unnamed_bm25"):
+        for name in ("unnamed_dense", "unnamed_bm25", "heading"):
             if getattr(self, name) is not None:
                 arrays[name] = _frozen(getattr(self, name), np.float64)
         unnamed = [self.unnamed_dense is not None, self.unnamed_bm25 is not None,
@@ -297,10 +301,13 @@ def fuse(
     dense, bm25 = _routes(candidates.dense, candidates.bm25, how)
     w_dense, w_bm25, w_keyword = how.weights(float(alpha), float(beta))
     contributions = {"dense": w_dense * dense, "bm25": w_bm25 * bm25,
-                     "keyword": w_keyword * keyword_bonus(candidates.matches)}
+                     "keyword": w_keyword * keyword_bonus(candidates.matches),
+                     "heading": how.weights(float(alpha), HEADING_WEIGHT)[2]
+                     * heading_bonus(candidates, beta, named_documents_first)}
     for array in contributions.values():
         array.setflags(write=False)
-    scores = contributions["dense"] + contributions["bm25"] + contributions["keyword"]
+    scores = (contributions["dense"] + contributions["bm25"] + contributions["keyword"]
+              + contributions["heading"])
     scores.setflags(write=False)
     order = np.argsort(-scores, kind="stable")
     if names_reorder(candidates, beta):
@@ -321,6 +328,25 @@ def fuse(
         alpha=float(alpha),
         beta=float(beta),
     )
+
+
+HEADING_WEIGHT = 0.5
+"""The own-heading bonus weighs as Eq. 2's keyword bonus would with β = 0.5, on each method's
+scale.  Measured 0.2-2 on the named sets (docs/reports.md): Django's release notes gain from
+0.2 up, the man pages' named questions lose from 1 up."""
+
+
+def heading_bonus(c: Candidates, beta: float, named_documents_first: bool) -> np.ndarray:
+    """Each candidate's own-heading weight (``Candidates.heading``) scaled to [0, 1] over the
+    candidates of the documents the question names most, 0 elsewhere: the section asked about,
+    found inside the document the name chose.  Nothing when the keyword route is off (β = 0)
+    or names do not put their documents first."""
+    if c.heading is None or beta <= 0 or not named_documents_first or not len(c):
+        return np.zeros(len(c))
+    counts = named_counts(c)
+    if counts.max() <= 0:
+        return np.zeros(len(c))
+    return minmax(np.where(counts == counts.max(), c.heading, 0.0))
 
 
 def named_counts(c: Candidates) -> np.ndarray:

@@ -43,6 +43,7 @@ from hiqa.retrieve.fusion import (
     fuse,
     named_counts,
 )
+from hiqa.retrieve.headings import own_heading_weights
 from hiqa.retrieve.params import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_METHOD, check_k, check_weights
 
 MAX_QUERY_CHARS = 4000
@@ -321,9 +322,14 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
         unnamed["documents"] = np.array([number[doc_of[i]] for i in ids], dtype=np.int64)
     segments = CandidateSegments(ids, lambda wanted: fetch(parts, d, wanted))
     asked = _asked_statements(asked_for, ids, segments)
+    heading = None
+    if len(ids) and names.max() > 0:  # the section asked about, inside the named document
+        segments.prefetch(ids)
+        heading = own_heading_weights(query, [segments.get(i)
+                                              for i in ids], lexical.head_share)
     cands = Candidates(ids=tuple(ids), dense=dense, dense_content=content, bm25=bm25,
                        matches=matches, names=names, query=query,
-                       sections=lexical.sections(pos), asked=asked, **unnamed)
+                       sections=lexical.sections(pos), asked=asked, heading=heading, **unnamed)
     most = max(map(len, named.values()), default=0)
     chosen = {doc: tuple(k for k in docnames.keyword_names(documents[doc])
                          if normalize_keyword(k) in found)
