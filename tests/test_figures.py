@@ -169,3 +169,31 @@ def test_rows_of_a_row_group_section_get_their_statements_column_header():
     assert texts("What were accounts payable in 2016?", [block])[0].startswith(
         "Accounts payable, 2016: 25,309")
     assert headed(rest, [other]) == rest  # another statement's header is not its own
+
+
+def test_a_row_group_made_a_sibling_of_the_statements_caption_gets_its_header():
+    """A reader may make a row group a sibling of the statement's caption ("Liabilities and
+    Stockholders' Equity" beside "Consolidated Balance Sheets", both under the Item): the rows
+    still continue the statement, through sections that are all rows; prose stops the search."""
+    from hiqa.answer.figures import headed
+
+    item = ("Netflix — Form 10-K, fiscal year 2017", "Item 15")
+
+    def seg(path: tuple[str, ...], text: str, order: int) -> Segment:
+        return Segment(f"s{order}", "n.pdf", path[0], "n.pdf", path, len(path), order, 0, (45,),
+                       text, text, False, "hca", (0, len(text)))
+
+    sheet = seg((*item, "Consolidated Balance Sheets"),
+                "As of December 31, 2017 2016\n\nTotal assets 19,012,742 13,586,610", 7)
+    equity = seg((*item, "Liabilities and Stockholders' Equity"), "LIABILITIES\n\nCurrent "
+                 "liabilities:\n\nDeferred revenue 618,622 443,472", 8)
+    current = seg((*item, "Liabilities and Stockholders' Equity", "Current liabilities"),
+                  "Total current liabilities 5,466,312 4,586,657", 9)
+    prose = seg((*item, "Revolving Credit Facility"), "The Company entered into a credit "
+                "agreement. Borrowings bear interest at a floating rate.", 8)
+    block = headed(current, [equity, sheet])
+    assert block.text.startswith("As of December 31, 2017 2016\n\n")
+    assert texts("What were total current liabilities in FY2017?", [block])[0].startswith(
+        "Total current liabilities, 2017: 5,466,312")
+    assert headed(current, [prose, sheet]) == current  # prose between: not the same statement
+    assert headed(current, [equity]) == current  # no statement's header before it

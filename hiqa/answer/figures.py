@@ -194,27 +194,50 @@ HEADER_LOOKBACK = 8
 
 def with_headers(blocks: Sequence[Segment],
                  earlier: Callable[[Segment, int], Sequence[Segment]]) -> list[Segment]:
-    """``blocks`` with ``headed`` applied to those inside a statement; ``earlier(block, n)``
-    gives the ``n`` sections before a block, nearest first."""
-    return [headed(b, earlier(b, HEADER_LOOKBACK)) if families_of(b.path) else b for b in blocks]
+    """``blocks`` with ``headed`` applied to those whose statement rows have no column header;
+    ``earlier(block, n)`` gives the ``n`` sections before a block, nearest first."""
+    return [headed(b, earlier(b, HEADER_LOOKBACK)) if _headless(b) else b for b in blocks]
+
+
+def _headless(block: Segment) -> bool:
+    return not column_header(block.text) and any(_split(line) for line in block.text.splitlines())
+
+
+def _only_rows(text: str) -> bool:
+    """Whether every line of ``text`` is a statement row, a row group's label ("Current
+    liabilities:", "LIABILITIES AND EQUITY") or a table rule: a section that continues a
+    statement, as a section per row group does."""
+    for line in filter(str.strip, text.splitlines()):
+        cells = " ".join(c for c in _cells(line) if c) if _cells(line) else line.strip()
+        if not cells or re.fullmatch(r"[-:| ]*", cells) or _split(line):
+            continue
+        if len(cells.split()) <= 8 and (cells.endswith(":") or cells.isupper()
+                                         or cells[:1].isupper() and not cells.endswith(".")):
+            continue
+        return False
+    return True
 
 
 def headed(block: Segment, earlier: Sequence[Segment]) -> Segment:
     """``block`` with its statement's column header above it when its rows have none: a
     statement set as lines becomes a section per row group ("Current liabilities:"), and only
-    the first holds the years; ``earlier`` are the sections before it (nearest first), of
-    which those inside the same statement are searched for the header.  Without it the rows
-    name no year and no figure is quoted from them."""
-    inside = next((k for k, p in enumerate(block.path) if family(p) not in (None, "notes")), None)
-    if inside is None or column_header(block.text) or not any(
-            _split(line) for line in block.text.splitlines()):
+    the first holds the years; ``earlier`` are the sections before it (nearest first).  Inside
+    a statement's path, those inside the same statement are searched for the header; outside
+    (a row group the reader made a sibling of the statement's caption: "Liabilities and
+    Stockholders' Equity" beside "Consolidated Balance Sheets"), only through a run of sections
+    that are all rows, up to one inside a statement.  Without it the rows name no year and no
+    figure is quoted from them."""
+    if not _headless(block):
         return block
+    inside = next((k for k, p in enumerate(block.path) if family(p) not in (None, "notes")), None)
     for seg in earlier:
-        if tuple(seg.path[:inside + 1]) != tuple(block.path[:inside + 1]):
+        if inside is not None and tuple(seg.path[:inside + 1]) != tuple(block.path[:inside + 1]):
             break
         header = column_header(seg.text)
-        if header:
+        if header and (inside is not None or families_of(seg.path)):
             return replace(block, text=f"{header}\n\n{block.text}")
+        if inside is None and not _only_rows(seg.text):
+            break
     return block
 
 
