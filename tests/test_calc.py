@@ -155,6 +155,9 @@ def test_the_context_gets_the_statement_section_holding_a_missing_cell():
     assert reply.text.startswith("DPO, FY2017: 93.86 — computed as")
     assert "Inventories 2016: 11,461 [3]" in reply.text and reply.citations[:3] == (1, 2, 3)
     assert statement_rows("Is Amazon's business seasonal?", blocks, sections) == blocks
+    # rows the reader made a sibling of the statement's caption are searched too
+    sibling = replace(current_assets, path=(current_assets.path[0], "Item 8", "Assets"), order=4)
+    assert statement_rows(DPO, blocks, lambda seg, orders: [sibling])[-1] == sibling
 
 
 def test_the_llm_gets_the_computation_after_the_context():

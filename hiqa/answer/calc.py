@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from hiqa.answer.figures import Figure, pick_figures, with_headers
+from hiqa.answer.figures import Figure, pick_figures, rows, with_headers
 from hiqa.formats.statements import families_of
 from hiqa.index.parts import Parts
 from hiqa.model import Segment
@@ -369,8 +369,9 @@ def statement_rows(question: str, blocks: Sequence[Segment],
                    sections: Callable[[Segment, Sequence[int]], Sequence[Segment]]
                    ) -> list[Segment]:
     """``blocks``, and when ``question`` asks for a measure whose cells they lack, the sections
-    near the best block's statement blocks that hold them (at most ``MAX_ADDED``, each a block of
-    its own, so every cell is cited).  ``sections(block, orders)`` reads a block's document's
+    near the best block's statement blocks that hold them (inside a statement, or rows the
+    reader made a sibling of its caption; at most ``MAX_ADDED``, each a block of its own, so
+    every cell is cited).  ``sections(block, orders)`` reads a block's document's
     sections at those positions.  Only the best block's filing is searched."""
     blocks = list(blocks)
     if not blocks or not asks_for_measure(question) or compute(question, blocks) is not None:
@@ -381,7 +382,7 @@ def statement_rows(question: str, blocks: Sequence[Segment],
     orders = sorted({o for b in inside for o in range(b.order - NEARBY, b.order + NEARBY + 1)}
                     - {b.order for b in inside})
     near = [s for s in (sections(inside[0], orders) if inside else [])
-            if (s.doc_id, s.order) not in seen and families_of(s.path)]
+            if (s.doc_id, s.order) not in seen and (families_of(s.path) or rows([s]))]
     found = compute(question, blocks + near)
     if found is None:
         return blocks
