@@ -178,6 +178,14 @@ def test_a_footer_that_flows_with_the_text_is_not_text(tmp_path):
     ("Consolidated Statements of Financial Position", "balance sheet"),
     ("Consolidated Statements of Changes in Equity", "equity"),
     ("NOTES TO CONSOLIDATED FINANCIAL STATEMENTS (continued)", "notes"),
+    # a statement's name with "statements" after it, as Microsoft titles them, or alone
+    ("INCOME STATEMENTS", "income"),
+    ("COMPREHENSIVE INCOME STATEMENTS", "comprehensive income"),
+    ("CASH FLOWS STATEMENTS", "cash flows"),
+    ("STOCKHOLDERS’ EQUITY STATEMENTS", "equity"),
+    ("BALANCE SHEETS", "balance sheet"),
+    ("Income statements of the segments", None),
+    ("Analysis of the income statements", None),
     # an index line, a sentence, a discussion of a statement, a note's heading, a bullet
     ("Consolidated Statements of Operations 53", None),
     ("See Notes to the Consolidated Financial Statements on pages 59 - 114.", None),

@@ -20,16 +20,18 @@ import re
 _FAMILIES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
     ("income", re.compile(r"\b(?:statements? of (?:consolidated )?(?:operations|income|earnings)"
                           r"(?: and comprehensive (?:income|loss|earnings))?"
-                          r"|income statements?|profit and loss)\b"),
+                          r"|(?<!comprehensive )income statements?|profit and loss)\b"),
      ("income statement", "statement of operations", "statement of income",
       "profit and loss")),
-    ("comprehensive income", re.compile(r"\bcomprehensive (?:income|loss|earnings)\b"), ()),
+    ("comprehensive income", re.compile(r"\bcomprehensive (?:income|loss|earnings)"
+                                        r"(?: statements?)?\b"), ()),
     ("balance sheet", re.compile(r"\b(?:balance sheets?|statements? of (?:consolidated )?"
                                  r"financial (?:position|condition))\b"),
      ("balance sheet", "statement of financial position")),
     ("cash flows", re.compile(r"\b(?:statements? of (?:consolidated )?cash flows?|cash flows? statements?)\b"),
      ("cash flow statement", "statement of cash flows")),
-    ("equity", re.compile(r"\bstatements? of (?:changes in )?(?:\w+(?:['’]s?)? )?(?:equity|deficit)\b"),
+    ("equity", re.compile(r"\bstatements? of (?:changes in )?(?:\w+(?:['’]s?)? )?(?:equity|deficit)\b"
+                          r"|\b(?:stock|share)holders['’]? equity statements?\b"),
      ("statement of shareholders' equity", "statement of stockholders' equity")),
     ("notes", re.compile(r"\bnotes to (?:the )?(?:condensed )?(?:consolidated )?financial statements\b"),
      ()),
@@ -43,7 +45,11 @@ NAMES = {"income": "income statement", "balance sheet": "balance sheet",
 
 _LEAD = re.compile(r"^(?:(?P<owner>[\w&.,'’-]+(?:\s+[\w&.,'’-]+){0,9}?)\s+)??"
                    r"(?:(?:(?:condensed|consolidated|combined)\s+){1,2}"
-                   r"(?:statements?\b|balance sheets?\b)|statements? of\b|notes to\b)")
+                   r"(?:statements?\b|balance sheets?\b)|statements? of\b|notes to\b"
+                   # a statement's name with "statements" after it, as some filers title them
+                   # ("INCOME STATEMENTS", "CASH FLOWS STATEMENTS"), or "BALANCE SHEETS" alone
+                   r"|(?:(?:comprehensive\s+)?income|cash\s+flows?|(?:stock|share)holders['’]?"
+                   r"\s+equity)\s+statements?$|balance\s+sheets?$)")
 # what a caption's owner (the company printed before it) never ends with: "Analysis of the
 # Consolidated Statements of Income" is a discussion of the statement, "Cash Equivalents and
 # Statement of Cash Flows" a note's heading
