@@ -230,3 +230,34 @@ def test_strip_numbering() -> None:
     assert strip_numbering("3.2.1 Sensors") == "Sensors"
     assert strip_numbering("Appendix B Tests") == "Tests"
     assert strip_numbering("Results") == "Results"
+
+
+def test_the_body_first_line_band_is_not_a_header_band(tmp_path: Path) -> None:
+    """A filing prints a running link ("Table of Contents") above the text, and its text starts
+    at the same height on every page, inside the top margin; a table heading repeated at the
+    top of a few pages recurs there.  That band is the body's first line, not a header's: the
+    pages' own first lines ("Item 7. …") stay (Corning's 10-K lost every one of them)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    firsts = []
+    for n in range(1, 11):
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((72, 30), "Table of Contents", fontsize=8)
+        topics = ("Business", "Risk Factors", "Properties", "Legal Proceedings", "Selected Data",
+                  "Management's Discussion", "", "", "", "Controls and Procedures")
+        first = ("Notes to Consolidated Financial Statements (continued)" if n in (7, 8, 9)
+                 else f"Item {n}. {topics[n - 1]}")
+        firsts.append(first)
+        page.insert_text((72, 52), first, fontsize=9, fontname="hebo")
+        for k in range(12):
+            page.insert_text((72, 90 + 14 * k), f"Body sentence {k} of page {n} tells the reader "
+                                                 "about the topic in plain words.", fontsize=9)
+        page.insert_text((300, 760), str(n), fontsize=8)
+    path = tmp_path / "first-lines.pdf"
+    doc.save(path)
+    parsed = _parse(path)
+    for n, first in enumerate(firsts, start=1):
+        if n not in (7, 8, 9):
+            assert first in parsed.markdown, first
+    assert "Table of Contents" not in parsed.markdown

@@ -316,6 +316,10 @@ def mark_furniture(
             ln.role = FURNITURE
             bands[_band(ln, page_heights)].add(ln.page)
     strong = {b for b, pages in bands.items() if len(pages) >= threshold}
+    # the band of the body's first line is no header's: where the text starts inside the top
+    # margin, a line repeated there on a few pages (a table's heading) made every page's first
+    # line furniture (Corning's 10-K lost its Item 7 and 7A, at the top of their pages)
+    strong -= _varied_bands(lines, margin, page_heights)
     if not strong:
         return
     for i in margin:
@@ -325,6 +329,30 @@ def mark_furniture(
             top, y = _band(ln, page_heights)
             if any((top, y + d) in strong for d in (-1, 0, 1)):
                 ln.role = FURNITURE
+
+
+def _varied_bands(lines: Sequence[Line], margin: Sequence[int],
+                  page_heights: Sequence[float]) -> set[tuple[bool, int]]:
+    """Margin bands whose lines say something else on most pages: more distinct texts (digits
+    ignored) than ``HEADER_VARIETY`` of the pages printing a line there.  A running header
+    repeats (the book's title, the chapter's over the chapter's pages); the body's first line,
+    where the text starts inside the margin, is each page's own."""
+    texts: dict[tuple[bool, int], set[str]] = defaultdict(set)
+    pages: dict[tuple[bool, int], set[int]] = defaultdict(set)
+    for i in margin:
+        ln = lines[i]
+        top, y = _band(ln, page_heights)
+        for d in (-1, 0, 1):
+            texts[(top, y + d)].add(_furniture_key(ln.text))
+            pages[(top, y + d)].add(ln.page)
+    return {b for b, seen in texts.items() if len(seen) > HEADER_VARIETY * len(pages[b])}
+
+
+HEADER_VARIETY = 0.5
+"""A band is a running header's only while it holds at most this many distinct texts per page
+printing there: a chapter's header over its pages, a section's over two or three (the dev
+manuals' headers: 0.2-0.4 per page), never a new text on most pages as the body's first line
+has (Corning's 10-K: 0.8)."""
 
 
 FLOWING_SHARE = 0.25
