@@ -653,11 +653,23 @@ def test_a_citation_opens_its_source_in_context(server, page, tmp_path):
     cited = page.locator('[data-testid="stExpander"]', has_text="· cited").first
     cited.get_by_text(re.compile(r"the cited passage highlighted")).first.wait_for()
     assert cited.locator("img").count() >= 1
+    chosen = address(page.url)[1].get("collection")
     cited.get_by_role("button", name="Open in Segments").click()
     page.get_by_role("heading", name="Segments").first.wait_for()
     settle(page)
     # the cited segment is the one shown: its section, and its text
     page.get_by_text("This chapter explains cleaning the filter").first.wait_for(timeout=30_000)
+    # #43 item 2: the chosen collection stays, and the address names the document and segment,
+    # so a reload shows the same segment
+    page.wait_for_url(re.compile(r"/segments\?.*segment="), timeout=30_000)
+    path, query = address(page.url)
+    assert path.endswith("/segments") and query.get("collection") == chosen, page.url
+    assert query.get("document") == ["filter-chapter.pdf"] and query.get("segment"), page.url
+    page.reload()
+    page.get_by_role("heading", name="Segments").first.wait_for()
+    settle(page)
+    page.get_by_text("This chapter explains cleaning the filter").first.wait_for(timeout=30_000)
+    assert address(page.url)[1].get("segment") == query["segment"]
 
 
 def test_the_cli_searches_while_the_app_is_open(server, page):
