@@ -66,7 +66,11 @@ def test_every_gold_section_exists():
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """The demo built twice at once, as by two Streamlit sessions, in a fresh data dir."""
-    settings = Settings(data_dir=tmp_path_factory.mktemp("demo") / "data", qdrant_url=None)
+    # the second session waits for the first's build to hand the store over; on a machine
+    # loaded by other jobs that build has outlasted the default wait (30 s), which is not what
+    # this test is about
+    settings = Settings(data_dir=tmp_path_factory.mktemp("demo") / "data", qdrant_url=None,
+                        store_wait=600.0)
     with sqlite3.connect(SHIPPED) as conn:
         shipped_rows = conn.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
     results = at_once(lambda: ensure_demo(settings), 2)
