@@ -664,7 +664,9 @@ def test_a_citation_opens_its_source_in_context(server, page, tmp_path):
     page.wait_for_url(re.compile(r"/segments\?.*segment="), timeout=30_000)
     path, query = address(page.url)
     assert path.endswith("/segments") and query.get("collection") == chosen, page.url
-    assert query.get("document") == ["filter-chapter.pdf"] and query.get("segment"), page.url
+    # the collection may hold another test's chapter with the same text: the cited one is named
+    document = (query.get("document") or [""])[0]
+    assert document.endswith("-chapter.pdf") and query.get("segment"), page.url
     page.reload()
     page.get_by_role("heading", name="Segments").first.wait_for()
     settle(page)
