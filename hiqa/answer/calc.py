@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from hiqa.answer.figures import Figure, pick_figures, rows, with_headers
+from hiqa.answer.figures import Figure, asked_years, pick_figures, rows, with_headers
 from hiqa.formats.statements import families_of
 from hiqa.index.parts import Parts
 from hiqa.model import Segment
@@ -122,28 +122,24 @@ class _Cells:
             figures.sort(key=lambda f: "balance sheet" not in families_of(
                 self.segments[f.row.block - 1].path))
         for figure in figures:
-            if year in figure.row.years and figure.row.years.index(year) < len(figure.row.values):
-                value = number(figure.row.values[figure.row.years.index(year)])
+            column = figure.row.years.index(year) if year in figure.row.years else len(
+                figure.row.values)
+            if column < len(figure.row.values):
+                value = number(figure.row.values[column])
                 self.used.append(Operand(item, figure, year, value))
                 return value
         raise Missing(f"{item} {year}")
 
 
-def _defined(question: str) -> dict[str, str]:
-    """The measures a question defines, by name (case-folded): name -> formula text."""
+def _defined(question: str) -> dict[str, tuple[str, str]]:
+    """The measures a question defines, by name (case-folded): (the name as written, the
+    formula text), the first definition of a name kept, in the question's order."""
     out: dict[str, tuple[str, str]] = {}
     for m in _DEFINED.finditer(question):
         name = (m.group("a") or m.group("b") or "").strip(" :")
         name = re.sub(r"^(?:the|and|then|also)\s+", "", name, flags=re.IGNORECASE)
         out.setdefault(name.casefold(), (name, m.group("expr").strip()))
-    return {key: expr for key, (_, expr) in out.items()}
-
-
-def _defined_name(question: str) -> str:
-    """The first defined measure's name as the question writes it."""
-    m = _DEFINED.search(question)
-    name = (m.group("a") or m.group("b") or "").strip(" :") if m else ""
-    return re.sub(r"^(?:the|and|then|also)\s+", "", name, flags=re.IGNORECASE)
+    return out
 
 
 def _tokens(formula: str) -> list[str]:
@@ -152,6 +148,11 @@ def _tokens(formula: str) -> list[str]:
         text = re.sub(pattern, op, text, flags=re.IGNORECASE)
     parts = re.split(r"(\(|\)|\*|/|\+|\s-\s|×)", f" {text} ")
     return [{"×": "*"}.get(t.strip(), t.strip()) for t in parts if t.strip()]
+
+
+_APPLY: dict[str, Callable[[float, float], float]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b, "/": lambda a, b: a / b}
 
 
 class _Formula:
@@ -171,23 +172,20 @@ class _Formula:
         return self.tokens[self.i] if self.i < len(self.tokens) else ""
 
     def sum(self) -> float:
-        value = self.product()
-        while self.peek() in {"+", "-"}:
-            op = self.tokens[self.i]
-            self.i += 1
-            right = self.product()
-            value = value + right if op == "+" else value - right
-        return value
+        return self._chain("+-", self.product)
 
     def product(self) -> float:
-        value = self.factor()
-        while self.peek() in {"*", "/"}:
-            op = self.tokens[self.i]
+        return self._chain("*/", self.factor)
+
+    def _chain(self, ops: str, operand: Callable[[], float]) -> float:
+        """``operand (op operand)*`` for the operators ``ops`` of one precedence, left to right."""
+        value = operand()
+        while (op := self.peek()) and op in ops:
             self.i += 1
-            right = self.factor()
+            right = operand()
             if op == "/" and right == 0:
                 raise Missing("a division by zero")
-            value = value * right if op == "*" else value / right
+            value = _APPLY[op](value, right)
         return value
 
     def factor(self) -> float:
@@ -216,11 +214,11 @@ def _decimals(question: str, default: int) -> int:
     return int(word) if word.isdigit() else _WORDS.get(word, default)
 
 
-def _main_year(question: str, definitions: dict[str, str]) -> str:
+def _main_year(question: str, definitions: dict[str, tuple[str, str]]) -> str:
     """The year a measure is asked for: the last year the question names outside its
     definitions ("what is the FY2017 DPO? DPO is defined as …" asks for 2017)."""
     text = question
-    for formula in definitions.values():
+    for _, formula in definitions.values():
         text = text.replace(formula, " ")
     years = re.findall(r"(?:19|20)\d\d", text)
     return years[-1] if years else ""
@@ -232,38 +230,37 @@ def _stated(question: str, segments: Sequence[Segment], doc_id: str) -> Computat
         return None
     year = _main_year(question, definitions)
     cells = _Cells(segments, doc_id)
-    shown: list[str] = []
 
     def term(phrase: str, depth: int = 0) -> float:
-        key = phrase.strip().casefold()
+        phrase = phrase.strip()
+        key = phrase.casefold()
         if key in definitions and depth < 4:
-            return _Formula(_tokens(definitions[key]), lambda p: term(p, depth + 1)).parse()
-        if m := _AVERAGE.match(phrase.strip()):
+            return _Formula(_tokens(definitions[key][1]), lambda p: term(p, depth + 1)).parse()
+        if m := _AVERAGE.match(phrase):
             item, a, b = m.groups()
             return (cells.value(item, a, True) + cells.value(item, b, True)) / 2
-        if m := _CHANGE.match(phrase.strip()):
+        if m := _CHANGE.match(phrase):
             item, a, b = m.groups()
             return cells.value(item, b, True) - cells.value(item, a, True)
-        if m := _YEAR_BEFORE.match(phrase.strip()):
+        if m := _YEAR_BEFORE.match(phrase):
             return cells.value(m.group(2), m.group(1))
-        if m := _YEAR_AFTER.match(phrase.strip()):
+        if m := _YEAR_AFTER.match(phrase):
             return cells.value(m.group(1), m.group(2))
         if not year:
             raise Missing(phrase)
         return cells.value(phrase, year)
 
-    name, formula = next(iter(definitions.items()))
+    name, formula = next(iter(definitions.values()))
+    tokens = _tokens(formula)
     try:
-        value = _Formula(_tokens(formula), term).parse()
+        value = _Formula(tokens, term).parse()
     except (Missing, ValueError, ZeroDivisionError):
         return None
-    shown.append(formula)
     percent = bool(re.search(r"\bpercent|%", question, re.IGNORECASE)) and abs(value) < 10
     if percent:
         value *= 100
-    return Computation(_title(_defined_name(question) or name, year), value, percent, _decimals(question, 2),
-                       " ".join(_tokens(formula)) + (" × 100" if percent else ""),
-                       tuple(cells.used))
+    return Computation(_title(name, year), value, percent, _decimals(question, 2),
+                       " ".join(tokens) + (" × 100" if percent else ""), tuple(cells.used))
 
 
 def _title(name: str, year: str) -> str:
@@ -301,7 +298,7 @@ def _named(question: str, segments: Sequence[Segment], doc_id: str) -> Computati
         if m := _SHARE.search(question):
             item = _item(m.group("item"))
             base = (m.group("base") or "revenue").strip()
-            years = _years_asked(question)
+            years = sorted(asked_years(question))
             if not years:
                 return None
             shares = []
@@ -333,12 +330,6 @@ def _item(phrase: str) -> str:
         cut = prefix.sub("", words)
         words = cut or words
     return re.sub(r"^unadjusted\s+", "", words, flags=re.IGNORECASE).strip(" ,")
-
-
-def _years_asked(question: str) -> list[str]:
-    from hiqa.answer.figures import asked_years
-
-    return sorted(asked_years(question))
 
 
 def compute(question: str, segments: Sequence[Segment]) -> Computation | None:

@@ -161,7 +161,7 @@ class LexicalIndex:
         self._named: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {
             "body": {}, "context": {}}
         self._used_by: dict[str, frozenset[str]] = {}
-        self._n_documents = len(set(self.doc_ids.tolist()))
+        self._n_documents = 0  # counted on first use (head_share), not on every open
 
     def _named_postings(self, field: str, title_terms: Iterable[str]
                         ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -267,8 +267,9 @@ class LexicalIndex:
             segs = head.indices[head.indptr[row]:head.indptr[row + 1]] if head is not None \
                 and row is not None else np.zeros(0, dtype=np.intp)
             found = self._used_by[key] = frozenset(str(d) for d in np.unique(self.doc_ids[segs]))
-        every = self._n_documents or 1
-        return len(found) / every
+        if not self._n_documents:
+            self._n_documents = len(set(self.doc_ids.tolist())) or 1
+        return len(found) / self._n_documents
 
     def position(self, segment_id: str) -> int | None:
         return self._pos.get(segment_id)

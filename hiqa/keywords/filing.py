@@ -34,9 +34,9 @@ _QUARTER = re.compile(r"for\s+the\s+quarterly\s+period\s+ended:?\s+" + _DATE, re
 _EVENT = re.compile(r"date\s+of\s+report\s*\(date\s+of\s+earliest\s+event\s+reported\)\s*:?\s*"
                     + _DATE, re.IGNORECASE)
 _REGISTRANT = re.compile(r"\(\s*exact\s+name\s+of\s+registrant", re.IGNORECASE)
-_FILE_NUMBER = re.compile(r"^.*?commission\s+file\s+(?:number|no\.?)\s*:?\s*[\d-]+\s*",
-                          re.IGNORECASE)
 _FILE_NUMBER_AT = re.compile(r"commission\s+file\s+(?:number|no\.?)\s*:?\s*[\d-]+", re.IGNORECASE)
+_FILE_NUMBER = re.compile(r"^.*?" + _FILE_NUMBER_AT.pattern + r"\s*", re.IGNORECASE)
+"""A line's text up to and with its commission file number (a paragraph joined to a name)."""
 _NTH = ("first", "second", "third", "fourth")
 _ORDINALS = {name: n for n, name in enumerate(_NTH, start=1)}
 _QUARTER_OF = re.compile(r"\b(first|second|third|fourth)\s+quarter\s+of\s+fiscal\s+(?:year\s+)?"
@@ -160,8 +160,7 @@ def _registrant(text: str) -> str:
     m = _REGISTRANT.search(text)
     if not m:
         return _after_file_number(text)
-    lines = [ln.strip(" |*_#") for ln in text[: m.start()].splitlines()]
-    lines = [ln for ln in lines if ln and not re.fullmatch(r"[-_=\s.]*", ln)]
+    lines = _text_lines(text[: m.start()])
     if not lines:
         return ""
     name = _FILE_NUMBER.sub("", " ".join(lines[-1].split()))  # a paragraph joined to it
@@ -176,10 +175,15 @@ def _after_file_number(text: str) -> str:
     m = _FILE_NUMBER_AT.search(text)
     if not m:
         return ""
-    rest = [ln.strip(" |*_#") for ln in text[m.end():].splitlines()]
-    lines = [ln for ln in rest if ln and not re.fullmatch(r"[-_=\s.]*", ln)][:1]
+    lines = _text_lines(text[m.end():])[:1]
     name = " ".join(lines[0].split()) if lines else ""
     return _cased(name) if 1 < len(name) <= 80 and _SUFFIX.search(name) else ""
+
+
+def _text_lines(text: str) -> list[str]:
+    """The cover's lines that hold text: table bars, Markdown marks and rules set aside."""
+    lines = [ln.strip(" |*_#") for ln in text.splitlines()]
+    return [ln for ln in lines if ln and not re.fullmatch(r"[-_=\s.]*", ln)]
 
 
 _SMALL = frozenset({"THE", "AND", "OF", "INC", "CO", "LTD", "PLC", "LLC"})

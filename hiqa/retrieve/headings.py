@@ -43,7 +43,15 @@ def own_heading_weights(question: str, segments: Sequence[Segment | None],
     question asks about); ``kind_share(term)``: the share of the collection's documents whose
     heads hold the term (``LexicalIndex.head_share``)."""
     asked = set(terms(question))
-    owns = [set(terms(s.section_path[-1])) - set(terms(s.doc_title)) if s and s.section_path
+    memo: dict[str, set[str]] = {}  # candidates share titles and headings: stem each once
+
+    def words(text: str) -> set[str]:
+        found = memo.get(text)
+        if found is None:
+            found = memo[text] = set(terms(text))
+        return found
+
+    owns = [words(s.section_path[-1]) - words(s.doc_title) if s and s.section_path
             else set() for s in segments]  # None: a payload not read
     df: dict[str, int] = {}
     for own in owns:
