@@ -167,3 +167,41 @@ def test_the_llm_gets_the_computation_after_the_context():
     assert worked.startswith("DPO, FY2017: 93.86 — computed as")
     assert "Question: What is Amazon's FY2017 days payable" in worked
     assert "Computed from" not in build_messages("Is it seasonal?", CONTEXT)[1]["content"]
+
+
+def test_an_operand_is_its_line_item_or_none():
+    """"Total assets" is no "total current assets": with only the former in the context
+    nothing is computed, with both the latter is read."""
+    ratio = ("What is Amazon's FY2017 working capital ratio? Define working capital ratio as "
+             "total current assets divided by total current liabilities.")
+    totals = block("(in millions) 2016 2017\n\nTotal assets 83,402 131,310\n\n"
+                   "Total current liabilities 43,816 57,883", "Consolidated Balance Sheets")
+    assert compute(ratio, [totals]) is None
+    found = compute(ratio, [block(BALANCE, "Consolidated Balance Sheets")])
+    assert found is not None and found.shown() == "1.04"  # 60,197 / 57,883
+
+
+def test_a_missing_cell_is_searched_for_in_the_best_blocks_filing():
+    """Neither the blocks nor their neighbours hold the revenue; the filing's search for it
+    (by the words statements print for "revenue") does; another filing's rows never count."""
+    turnover = ("What is Amazon's FY2017 asset turnover? Asset turnover is defined as: FY2017 "
+                "revenue / total current assets.")
+    sheet = block(BALANCE, "Consolidated Balance Sheets", order=40, page=40)
+    discussion = block("(in millions) 2016 2017\n\nConsolidated net revenues (1,011) (13)%",
+                       "Item 7", order=3, page=20)
+    income = block(INCOME, "Consolidated Statements of Operations", order=38, page=38)
+    other = replace(income, doc_id="globex-2017.pdf", order=2)
+    searched: list[str] = []
+
+    def find(seg: Segment, text: str) -> list[Segment]:
+        searched.append(text)
+        return [other, discussion, income]
+
+    context = statement_rows(turnover, [sheet], lambda seg, orders: [], find)
+    assert context == [sheet, income]
+    assert searched[0].startswith("revenue ") and "sales" in searched[0]
+    assert searched[0].endswith(" 2017")
+    found = compute(turnover, context)
+    assert found is not None and found.shown() == "2.95"  # 177,866 / 60,197
+    assert statement_rows(turnover, [sheet], lambda seg, orders: [], lambda s, t: [other]) \
+        == [sheet]

@@ -184,6 +184,10 @@ def test_a_footer_that_flows_with_the_text_is_not_text(tmp_path):
     ("CASH FLOWS STATEMENTS", "cash flows"),
     ("STOCKHOLDERS’ EQUITY STATEMENTS", "equity"),
     ("BALANCE SHEETS", "balance sheet"),
+    # the unit after the name, however the filer words it
+    ("CONSOLIDATED STATEMENTS OF OPERATIONS (Amounts in millions, except per share data)",
+     "income"),
+    ("Consolidated Statements of Cash Flows (Dollars in thousands)", "cash flows"),
     ("Income statements of the segments", None),
     ("Analysis of the income statements", None),
     # an index line, a sentence, a discussion of a statement, a note's heading, a bullet
@@ -496,3 +500,83 @@ def test_a_statement_set_as_lines_keeps_a_line_per_row(tmp_path):
                    [seg for seg in segment_document(parse_pdf(tmp_path / "lines.pdf", "lines"))],
                    llm=None)
     assert reply.text.startswith("Cost of sales, 2020: 21,162")
+
+
+def test_a_footnote_mark_written_apart_goes_back_to_its_line(tmp_path):
+    """A smaller "1" some producers write after the page's text (Pfizer's exhibits): read
+    apart, each stood alone at the page's end as a bare number; it belongs to the line it
+    touches, after "plan or policy." and before the footnote's first word."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    end = "It applies to every plan or policy."
+    page.insert_text((72, 100), "The policy covers every executive officer of the Company.",
+                     fontsize=10)
+    page.insert_text((72, 114), end, fontsize=10)
+    page.insert_text((72, 300), "Exclusions apply for arrangements assumed in a transaction.",
+                     fontsize=10)
+    page.insert_text((72, 330), "Total current assets 19,815 19,378", fontsize=10)
+    page.insert_text((72 + pymupdf.get_text_length(end, fontsize=10) + 0.5, 110), "1",
+                     fontsize=6)
+    page.insert_text((66, 300), "1", fontsize=7)
+    width = pymupdf.get_text_length("Total current assets 19,815 19,378", fontsize=10)
+    page.insert_text((72 + width + 0.5, 326), "2", fontsize=6)  # after a figure: dropped
+    page.insert_text((72, 500), "3", fontsize=10)  # a number of body size stays text
+    doc.save(tmp_path / "marks.pdf")
+    md = parse_pdf(tmp_path / "marks.pdf", "marks").markdown
+    assert "every plan or policy.1" in md
+    assert "1 Exclusions apply for arrangements" in md
+    assert "19,815 19,378" in md and "19,3782" not in md
+    assert [ln for ln in md.splitlines() if ln.strip() in {"1", "2"}] == []
+    assert md.rstrip().endswith("3")
+
+
+def test_a_measure_finds_a_cell_far_from_the_retrieved_statement(settings, tmp_path):
+    """Item 4: the balance sheet is retrieved, the revenue the ratio needs is in the income
+    statement many sections away, under a header row the reader took for the rows' heading;
+    the filing is searched for the missing line item by the words statements print for it."""
+    import pymupdf
+
+    from hiqa.answer.calc import compute
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 72
+
+    def put(text: str, size: float = 10) -> None:
+        nonlocal page, y
+        if y > 720:
+            page, y = doc.new_page(), 72
+        page.insert_text((72, y), text, fontsize=size)
+        y += size * 1.6
+
+    put("Item 8. Financial Statements", 16)
+    put("CONSOLIDATED STATEMENTS OF OPERATIONS (Amounts in millions)", 13)
+    put("In millions 2019 2018", 12)
+    for line in ("Total net revenues 6,489 7,500", "Cost of revenues 2,219 2,517",
+                 "Operating income 1,607 1,988"):
+        put(line)
+    for n in range(16):  # notes in between: far more sections than the neighbours searched
+        put(f"Note {n + 1}. Topic {n + 1}", 13)
+        put(f"Revenue from topic {n + 1} grew in 2019 as widgets sold well in every region.")
+    put("CONSOLIDATED BALANCE SHEETS", 13)
+    put("At December 31, 2019 2018")
+    for line in ("Total current assets 7,292 6,106", "Property and equipment, net 253 282",
+                 "Total assets 19,845 17,890"):
+        put(line)
+    doc.save(tmp_path / "acme-2019.pdf")
+    col = Collection("far", settings, create=True)
+    col.ingest([tmp_path / "acme-2019.pdf"])
+    question = ("What is the FY2019 fixed asset turnover ratio for Acme? Fixed asset turnover "
+                "ratio is defined as: FY2019 revenue / (average PP&E between FY2018 and "
+                "FY2019). Round your answer to two decimal places.")
+    sheet = [h.segment for h in col.search_result("Property and equipment, net", k=5)[1]
+             if "Property and equipment" in h.segment.text]
+    assert sheet and compute(question, sheet) is None
+    context = col.answer_context(sheet[:1], question)
+    found = compute(question, context)
+    assert found is not None and found.shown() == "24.26"  # 6,489 / ((253 + 282) / 2)
+    assert any("Total net revenues" in b.text for b in context[1:])
+    reply = answer(question, context, llm=None)
+    assert reply.text.startswith("Fixed asset turnover ratio, FY2019: 24.26 — computed as")

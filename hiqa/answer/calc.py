@@ -25,7 +25,16 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from hiqa.answer.figures import Figure, asked_years, pick_figures, rows, with_headers
+from hiqa.answer.figures import (
+    Figure,
+    asked_years,
+    holds_rows,
+    names_row,
+    pick_figures,
+    printed_words,
+    rows,
+    with_headers,
+)
 from hiqa.formats.statements import families_of
 from hiqa.index.parts import Parts
 from hiqa.model import Segment
@@ -57,6 +66,10 @@ _WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4}
 
 class Missing(LookupError):
     """An operand with no cell in the context: nothing is computed."""
+
+    def __init__(self, item: str, year: str = "") -> None:
+        super().__init__(f"{item} {year}".strip())
+        self.item, self.year = item, year
 
 
 @dataclass(frozen=True)
@@ -109,6 +122,7 @@ class _Cells:
     def __init__(self, segments: Sequence[Segment], doc_id: str) -> None:
         self.segments, self.doc_id = segments, doc_id
         self.used: list[Operand] = []
+        self.missing: Missing | None = None
 
     def value(self, item: str, year: str, balance: bool = False) -> float:
         """The cell of ``item``'s row for ``year``, in this document's blocks only: a measure
@@ -116,7 +130,7 @@ class _Cells:
         year's end (an average or a change between two years), read from the balance sheet
         before any other statement ("Inventories" is also a cash-flow line, a change)."""
         item = re.sub(r"^the\s+", "", item.strip(), flags=re.IGNORECASE)
-        figures = [f for f in pick_figures(f"{item} {year}", self.segments, limit=6)
+        figures = [f for f in _cells_of(item, year, self.segments)
                    if self.segments[f.row.block - 1].doc_id == self.doc_id]
         if balance:
             figures.sort(key=lambda f: "balance sheet" not in families_of(
@@ -128,7 +142,18 @@ class _Cells:
                 value = number(figure.row.values[column])
                 self.used.append(Operand(item, figure, year, value))
                 return value
-        raise Missing(f"{item} {year}")
+        self.missing = Missing(item, year)
+        raise self.missing
+
+
+def _cells_of(item: str, year: str, segments: Sequence[Segment]) -> list[Figure]:
+    """The rows of ``segments`` that are ``item`` (``figures.names_row``), best first."""
+    return [f for f in pick_figures(f"{item} {year}", segments, limit=CANDIDATE_ROWS)
+            if names_row(item, f.row)]
+
+
+CANDIDATE_ROWS = 24
+"""Rows ranked for one operand before those that are not its line item are set aside."""
 
 
 def _defined(question: str) -> dict[str, tuple[str, str]]:
@@ -224,12 +249,11 @@ def _main_year(question: str, definitions: dict[str, tuple[str, str]]) -> str:
     return years[-1] if years else ""
 
 
-def _stated(question: str, segments: Sequence[Segment], doc_id: str) -> Computation | None:
+def _stated(question: str, cells: _Cells) -> Computation | None:
     definitions = _defined(question)
     if not definitions:
         return None
     year = _main_year(question, definitions)
-    cells = _Cells(segments, doc_id)
 
     def term(phrase: str, depth: int = 0) -> float:
         phrase = phrase.strip()
@@ -268,9 +292,8 @@ def _title(name: str, year: str) -> str:
     return f"{name}, FY{year}" if year else name
 
 
-def _named(question: str, segments: Sequence[Segment], doc_id: str) -> Computation | None:
+def _named(question: str, cells: _Cells) -> Computation | None:
     """A measure named by its textbook formula: growth, CAGR, a margin or share of revenue."""
-    cells = _Cells(segments, doc_id)
     decimals = _decimals(question, 1)
     try:
         if m := _CAGR.search(question):
@@ -336,10 +359,24 @@ def compute(question: str, segments: Sequence[Segment]) -> Computation | None:
     """The measure ``question`` asks for, computed from the cells of ``segments``, or None
     when it asks for none this module knows or a cell it needs is not there."""
     for doc_id in dict.fromkeys(s.doc_id for s in segments):  # the best block's filing first
-        found = _stated(question, segments, doc_id) or _named(question, segments, doc_id)
-        if found is not None and math.isfinite(found.value):
+        found, _ = _attempt(question, segments, doc_id)
+        if found is not None:
             return found
     return None
+
+
+def _attempt(question: str, segments: Sequence[Segment], doc_id: str
+             ) -> tuple[Computation | None, Missing | None]:
+    """The measure computed from ``doc_id``'s cells in ``segments``, or the first operand
+    it found no cell for."""
+    missing = None
+    for way in (_stated, _named):
+        cells = _Cells(segments, doc_id)
+        found = way(question, cells)
+        if found is not None and math.isfinite(found.value):
+            return found, None
+        missing = missing or cells.missing
+    return None, missing
 
 
 def asks_for_measure(question: str) -> bool:
@@ -354,31 +391,62 @@ NEARBY = 12
 statement set as lines is a section per row group, a balance sheet about ten."""
 MAX_ADDED = 3
 """Blocks added to the context for a measure's cells."""
+FOUND = 40
+"""Segments of the filing searched for one missing cell (its line item and year): the
+statement's rows rank below the discussion of the same line item (Activision's "Net revenues"
+rows 29th for "revenue 2019"), and only those holding rows are read further."""
 
 
 def statement_rows(question: str, blocks: Sequence[Segment],
-                   sections: Callable[[Segment, Sequence[int]], Sequence[Segment]]
+                   sections: Callable[[Segment, Sequence[int]], Sequence[Segment]],
+                   find: Callable[[Segment, str], Sequence[Segment]] | None = None
                    ) -> list[Segment]:
     """``blocks``, and when ``question`` asks for a measure whose cells they lack, the sections
-    near the best block's statement blocks that hold them (inside a statement, or rows the
-    reader made a sibling of its caption; at most ``MAX_ADDED``, each a block of its own, so
-    every cell is cited).  ``sections(block, orders)`` reads a block's document's
-    sections at those positions.  Only the best block's filing is searched."""
+    of the best block's filing that hold them (at most ``MAX_ADDED``, each a block of its own,
+    so every cell is cited).  First the sections near its statement blocks (inside a statement,
+    or rows the reader made a sibling of its caption; ``sections(block, orders)`` reads a
+    block's document's sections at those positions); then, for an operand still missing, the
+    filing's sections that ``find(block, "total current liabilities 2021")`` ranks for it whose
+    rows hold that line item's cell for that year (a filing whose income statement is far from
+    its balance sheet).  Only the best block's filing is searched."""
     blocks = list(blocks)
     if not blocks or not asks_for_measure(question) or compute(question, blocks) is not None:
         return blocks
     doc = blocks[0].doc_id
     inside = [b for b in blocks if b.doc_id == doc and families_of(b.path)]
-    seen = {(b.doc_id, b.order) for b in blocks}
+    seen = {_key(b) for b in blocks}
     orders = sorted({o for b in inside for o in range(b.order - NEARBY, b.order + NEARBY + 1)}
                     - {b.order for b in inside})
-    near = [s for s in (sections(inside[0], orders) if inside else [])
-            if (s.doc_id, s.order) not in seen and (families_of(s.path) or rows([s]))]
-    found = compute(question, blocks + near)
+    pool = blocks + [s for s in (sections(inside[0], orders) if inside else [])
+                     if _key(s) not in seen and (families_of(s.path) or rows([s]))]
+    seen |= {_key(s) for s in pool}
+    found, missing = _attempt(question, pool, doc)
+    for _ in range(MAX_ADDED):
+        if found is not None or missing is None or find is None:
+            break
+        wanted = f"{printed_words(missing.item)} {missing.year}"
+        holder = next((s for s in find(blocks[0], wanted) if s.doc_id == doc
+                       and _key(s) not in seen and _holds(s, missing)), None)
+        if holder is None:
+            break
+        pool.append(holder)
+        seen.add(_key(holder))
+        found, missing = _attempt(question, pool, doc)
     if found is None:
         return blocks
     used = sorted({o.figure.row.block for o in found.operands if o.figure.row.block > len(blocks)})
-    return blocks + [near[b - len(blocks) - 1] for b in used[:MAX_ADDED]]
+    return blocks + [pool[b - 1] for b in used[:MAX_ADDED]]
+
+
+def _holds(block: Segment, missing: Missing) -> bool:
+    """Whether ``block``'s rows hold the missing operand's line item for its year."""
+    return any(missing.year in f.row.years for f in _cells_of(missing.item, missing.year, [block]))
+
+
+def _key(s: Segment) -> tuple[str, int, int]:
+    """A block's place: a piece is a block of its own (a table is often its section's second
+    piece, after the lines that head its columns)."""
+    return s.doc_id, s.order, s.piece
 
 
 def answer_context(parts: Parts, segments: Sequence[Segment], question: str = "") -> list[Segment]:
@@ -389,8 +457,12 @@ def answer_context(parts: Parts, segments: Sequence[Segment], question: str = ""
     def earlier(b: Segment, n: int) -> list[Segment]:
         return routes.earlier_sections(parts, b, n)
 
+    def find(b: Segment, text: str) -> list[Segment]:
+        found = routes.search_document(parts, b, text, FOUND)
+        return with_headers([s for s in found if holds_rows(s)], earlier)
+
     blocks = with_headers(routes.answer_blocks(parts, segments), earlier)
     if not question:
         return blocks
     return statement_rows(question, blocks, lambda b, orders: with_headers(
-        routes.sections_at(parts, b, orders), earlier))
+        routes.sections_at(parts, b, orders), earlier), find)

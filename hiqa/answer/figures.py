@@ -199,6 +199,11 @@ def with_headers(blocks: Sequence[Segment],
     return [headed(b, earlier(b, HEADER_LOOKBACK)) if _headless(b) else b for b in blocks]
 
 
+def holds_rows(block: Segment) -> bool:
+    """Whether some line of ``block`` reads as a statement row (a label and its figures)."""
+    return any(_split(line) for line in block.text.splitlines())
+
+
 def _headless(block: Segment) -> bool:
     return not column_header(block.text) and any(_split(line) for line in block.text.splitlines())
 
@@ -225,10 +230,14 @@ def headed(block: Segment, earlier: Sequence[Segment]) -> Segment:
     a statement's path, those inside the same statement are searched for the header; outside
     (a row group the reader made a sibling of the statement's caption: "Liabilities and
     Stockholders' Equity" beside "Consolidated Balance Sheets"), only through a run of sections
-    that are all rows, up to one inside a statement.  Without it the rows name no year and no
-    figure is quoted from them."""
+    that are all rows, up to one inside a statement.  A header the reader set as the rows' own
+    heading is taken from their path.  Without it the rows name no year and no figure is quoted
+    from them."""
     if not _headless(block):
         return block
+    own = next((h for h in map(column_header, reversed(block.path[1:])) if h), "")
+    if own:  # a header row the reader took for the rows' heading ("In millions 2018 2017")
+        return replace(block, text=f"{own}\n\n{block.text}")
     inside = next((k for k, p in enumerate(block.path) if family(p) not in (None, "notes")), None)
     for seg in earlier:
         if inside is not None and tuple(seg.path[:inside + 1]) != tuple(block.path[:inside + 1]):
@@ -271,6 +280,24 @@ def _named_items(question: str) -> list[re.Pattern[str]]:
     (``_LINE_ITEMS``)."""
     low = question.casefold()
     return [printed for asked, printed in _LINE_ITEMS if asked.search(low)]
+
+
+def printed_words(item: str) -> str:
+    """``item`` with the words statements print for it (``_LINE_ITEMS``), for a search of
+    the rows that hold it: "PP&E" shares no word with "Property and equipment, net"."""
+    words = [w for p in _named_items(item) for w in re.findall(r"[a-z]{3,}", p.pattern)]
+    return " ".join([item, *dict.fromkeys(words)])
+
+
+def names_row(item: str, row: Row) -> bool:
+    """Whether a line item as a formula names it ("total current assets") is ``row``: its
+    label printed by accounting convention (``_LINE_ITEMS``: "PP&E" is "Property and
+    equipment, net") or every word of it in the row's label and group.  "Total assets" is no
+    "total current assets": an operand is that row or none, never the nearest row."""
+    if any(p.search(row.label) for p in _named_items(item)):
+        return True
+    words = _stems(item)
+    return bool(words) and words <= _stems(row.label) | _stems(row.group)
 
 
 def asked_years(question: str) -> list[str]:

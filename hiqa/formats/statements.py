@@ -54,7 +54,10 @@ _LEAD = re.compile(r"^(?:(?P<owner>[\w&.,'’-]+(?:\s+[\w&.,'’-]+){0,9}?)\s+)?
 # Consolidated Statements of Income" is a discussion of the statement, "Cash Equivalents and
 # Statement of Cash Flows" a note's heading
 _NOT_OWNER = frozenset(["of", "the", "to", "in", "on", "for", "from", "and", "or", "with", "see", "analysis"])
-_TAIL = re.compile(r"\s*(?:\((?:continued|unaudited|loss|deficit|in [^)]*)\)|[-–—]\s*continued|continued)\s*$",
+# what may follow a caption's name: "(continued)", "(Unaudited)", its unit ("(in millions)",
+# "(Amounts in millions, except per share data)", "(Dollars in thousands)")
+_TAIL = re.compile(r"\s*(?:\((?:continued|unaudited|loss|deficit|in [^)]*|[^)]*\b(?:millions|"
+                   r"thousands|billions)\b[^)]*)\)|[-–—]\s*continued|continued)\s*$",
                    re.IGNORECASE)
 _MAX_WORDS = 16
 

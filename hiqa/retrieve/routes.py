@@ -484,10 +484,18 @@ def answer_blocks(parts: Parts, segments: Sequence[Segment],
 
 
 def earlier_sections(parts: Parts, seg: Segment, count: int) -> list[Segment]:
-    """The first pieces of the ``count`` sections before ``seg``'s in its document, nearest
-    first (a statement's column header, printed once above rows that its row groups split
-    into sections of their own)."""
-    return sections_at(parts, seg, range(seg.order - 1, max(-1, seg.order - 1 - count), -1))
+    """The pieces before ``seg`` in its own section, then the first pieces of the ``count``
+    sections before it in its document, nearest first: where a statement's column header is
+    printed once, above rows that its row groups split into sections of their own, or in the
+    lines before a table that is a piece of its own ("December 31, / 2021 2020")."""
+    own: list[Segment] = []
+    version = str(parts.registry.documents.get(seg.doc_id, {}).get("hash", ""))
+    if seg.piece > 0 and version and seg.strategy != "fixed":
+        ids = [segment_id(seg.doc_id, seg.strategy, seg.order, p, version)
+               for p in range(seg.piece - 1, -1, -1)]
+        found = fetch(parts, derived(parts), ids)
+        own = [found[i] for i in ids if i in found]
+    return own + sections_at(parts, seg, range(seg.order - 1, max(-1, seg.order - 1 - count), -1))
 
 
 def sections_at(parts: Parts, seg: Segment, orders: Sequence[int]) -> list[Segment]:
@@ -498,6 +506,16 @@ def sections_at(parts: Parts, seg: Segment, orders: Sequence[int]) -> list[Segme
     ids = [segment_id(seg.doc_id, seg.strategy, order, 0, version) for order in orders
            if order >= 0]
     found = fetch(parts, derived(parts), ids)
+    return [found[i] for i in ids if i in found]
+
+
+def search_document(parts: Parts, seg: Segment, text: str, n: int) -> list[Segment]:
+    """The ``n`` segments of ``seg``'s document that BM25 ranks best for ``text``, best first
+    (the cell a computation lacks: "total current liabilities 2021" in one filing)."""
+    d = derived(parts)
+    scores = np.where(d.lexical.doc_ids == seg.doc_id, d.lexical.scores(text), 0.0)
+    ids = [d.lexical.ids[i] for i in top_k(scores, n) if scores[i] > 0]
+    found = fetch(parts, d, ids)
     return [found[i] for i in ids if i in found]
 
 

@@ -227,7 +227,43 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                     tail_gap=row[16],
                 )
             )
-    return out
+    return _attach_marks(out)
+
+
+_MARK = re.compile(r"[0-9*\u2020\u2021\u00a7]{1,2}")  # 1, 12, *, †, ‡, §
+_MARK_SIZE = 0.85  # a reference mark is set smaller than the line it belongs to
+
+
+def _attach_marks(lines: list[Line]) -> list[Line]:
+    """A footnote reference mark some producers write as a block of its own (a smaller "1"
+    against the end of "plan or policy.", or before the footnote's first word) goes back into
+    the line it touches: read apart, it stands alone at the page's end as a bare number. A mark
+    after a figure is dropped rather than glued into it ("1,577" + "1" is no number)."""
+    per_block = Counter(ln.block for ln in lines)
+    marks = [ln for ln in lines if per_block[ln.block] == 1 and _MARK.fullmatch(ln.text)]
+    if not marks:
+        return lines
+    gone: set[int] = set()
+    for m in marks:
+        centre = (m.y0 + m.y1) / 2
+        for host in lines:
+            if (host.block == m.block or id(host) in gone or m.size > _MARK_SIZE * host.size
+                    or not host.y0 - 0.25 * host.height <= centre <= host.y1):
+                continue
+            after = -1.0 <= m.x0 - host.x1 <= 0.6 * host.size
+            before = -1.0 <= host.x0 - m.x1 <= 1.0 * host.size
+            if after:
+                if not host.text[-1:].isdigit():
+                    host.text += m.text
+                    host.x1 = max(host.x1, m.x1)
+            elif before:
+                host.text = f"{m.text} {host.text}"
+                host.x0, host.tag, host.head = min(host.x0, m.x0), 0, 0
+            else:
+                continue
+            gone.add(id(m))
+            break
+    return [ln for ln in lines if id(ln) not in gone]
 
 
 def _same_row(prev: list[Any], y0: float, y1: float, x0: float) -> bool:
