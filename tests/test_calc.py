@@ -205,3 +205,46 @@ def test_a_missing_cell_is_searched_for_in_the_best_blocks_filing():
     assert found is not None and found.shown() == "2.95"  # 177,866 / 60,197
     assert statement_rows(turnover, [sheet], lambda seg, orders: [], lambda s, t: [other]) \
         == [sheet]
+
+
+def test_ebitda_is_operating_income_plus_the_cash_flow_statements_d_and_a():
+    cash = block("(in millions) 2016 2017\n\nDepreciation and amortization 5,646 8,831",
+                 "Consolidated Statements of Cash Flows", order=3)
+    context = [block(INCOME, "Consolidated Statements of Operations", order=2), cash]
+    found = compute("What is Amazon's FY2017 unadjusted EBITDA in USD millions?", context)
+    assert found is not None and found.shown() == "12,937"  # 4,106 + 8,831
+    assert found.formula == "operating income + depreciation and amortization"
+    margin = compute("What is Amazon's FY2017 unadjusted EBITDA % margin?", context)
+    assert margin is not None and margin.shown() == "7.3%"  # 12,937 / 177,866
+    assert compute("What is Amazon's FY2017 unadjusted EBITDA?", context[:1]) is None
+
+
+def test_a_statements_row_before_a_discussion_tables_row_of_the_same_name():
+    """An MD&A table's "Inventories" row holds a change; the balance sheet's the balance."""
+    inventory = ("What is Amazon's FY2017 inventory turnover? Inventory turnover is defined "
+                 "as: FY2017 COGS / (average inventory between FY2016 and FY2017).")
+    discussion = replace(block("(in millions) 2016 2017\n\nInventories 15.6 53.7", "Inventory "
+                               "trends", order=2), path=("Amazon — Form 10-K, fiscal year 2017",
+                                                         "Item 7", "Inventory trends"))
+    context = [discussion, block(INCOME, "Consolidated Statements of Operations", order=3)]
+    only_discussion = compute(inventory, context)
+    assert only_discussion is not None  # with nothing better, any table's row is read
+    found = compute(inventory, [*context, block(BALANCE, "Consolidated Balance Sheets", order=4)])
+    assert found is not None and found.shown() == "8.14"  # 111,934 / ((11,461 + 16,047) / 2)
+
+
+def test_a_figure_is_also_given_in_the_unit_the_question_asks():
+    from hiqa.answer.figures import asked_unit, pick_figures
+
+    thousands = block("(In thousands)\n\n2019 2020\n\nNet cash provided by operating activities "
+                      "465,699 381,603", "Consolidated Statements of Cash Flows")
+    question = ("How much did Square generate in cash flow from operating activities in FY2020? "
+                "Answer in USD millions.")
+    assert asked_unit(question) == "millions" and asked_unit("What was it in 2020?") == ""
+    [figure, *_] = pick_figures(question, [thousands])
+    assert figure.in_unit("millions") == "= $382 million"
+    assert figure.in_unit("billions") == "= $0.38 billion"
+    assert figure.in_unit("thousands") == ""  # printed so already
+    reply = answer(question, [thousands], llm=None)
+    assert "2020: 381,603 — Consolidated Statements of Cash Flows, p. 38 [1] = $382 million" \
+        in reply.text

@@ -197,3 +197,35 @@ def test_a_row_group_made_a_sibling_of_the_statements_caption_gets_its_header():
         "Total current liabilities, 2017: 5,466,312")
     assert headed(current, [prose, sheet]) == current  # prose between: not the same statement
     assert headed(current, [equity]) == current  # no statement's header before it
+
+
+def test_a_header_printed_a_date_per_line_heads_the_rows_below_it():
+    """Adobe prints each column's date on lines of its own ("November 27," / "2015" / …):
+    the years read as one header when nothing but dates and header words stands between
+    them and the rows; years in prose above the rows head nothing."""
+    stacked = ("(In thousands)\n\nYears Ended\n\nNovember 27,\n\n2015\n\nNovember 28,\n\n2014\n\n"
+               "November 29,\n\n2013\nCash flows from operating activities:\nNet cash provided "
+               "by operating activities … 1,469,502 1,287,482 1,151,686")
+    assert texts("What was operating cash flow in FY2014?", [segment(stacked)])[0].startswith(
+        "Cash flows from operating activities: Net cash provided by operating activities, 2014: "
+        "1,287,482")
+    fiscal = "Fiscal\n\n2015 Fiscal\n\n2014\nNet cash provided by operating activities … 1,469.5 1,287.5"
+    assert rows([segment(fiscal)])[0].years == ("2015", "2014")
+    prose = ("Revenue grew in fiscal 2015.\n\nIt fell in 2014.\n\nNet cash provided by operating "
+             "activities … 1,469.5 1,287.5")
+    assert rows([segment(prose)]) == []
+
+
+def test_a_header_row_taken_for_the_rows_heading_heads_them():
+    """CVS: the line "In millions, except per share amounts 2018 2017" became the heading of
+    the balance sheet's rows; the rows read their years from their path."""
+    from dataclasses import replace
+
+    from hiqa.answer.figures import headed
+
+    rows_only = segment("Total current assets 45,243 31,229")
+    block = replace(rows_only, path=(*rows_only.path, "Consolidated Balance Sheets",
+                                     "In millions, except per share amounts 2018 2017"))
+    assert texts("What were total current assets in 2017?", [rows_only]) == []
+    assert texts("What were total current assets in 2017?", [headed(block, [])])[0].startswith(
+        "Total current assets, 2017: 31,229")

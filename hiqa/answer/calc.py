@@ -30,6 +30,7 @@ from hiqa.answer.figures import (
     asked_years,
     holds_rows,
     names_row,
+    number,
     pick_figures,
     printed_words,
     rows,
@@ -60,6 +61,7 @@ _SHARE = re.compile(
     r"(?:(?P<avg>\w+)[\s-]year\s+average\s+(?:of\s+)?)?(?:unadjusted\s+)?"
     r"(?P<item>[a-z][a-z &,-]+?)\s+(?:%\s*margin|as\s+a\s+%\s+of\s+(?P<base>[a-z][a-z ]+?))\b",
     re.IGNORECASE)
+_EBITDA = re.compile(r"\bEBITDA\b")
 _DECIMALS = re.compile(r"round\w*\s+(?:your\s+answer\s+)?to\s+(\w+)\s+decimal", re.IGNORECASE)
 _WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4}
 
@@ -107,20 +109,11 @@ class Computation:
         return (f"{self.name}: {self.shown()} — computed as {self.formula}, from {cells}")
 
 
-def number(cell: str) -> float:
-    """A statement cell's value: "(1,577)" is -1577, a dash is 0."""
-    text = cell.strip().replace("$", "").replace(",", "").replace(" ", "").rstrip("%")
-    if text in {"—", "–", "-", ""}:
-        return 0.0
-    negative = text.startswith("(") and text.endswith(")")
-    return -float(text.strip("()")) if negative else float(text.strip("()"))
-
-
 class _Cells:
     """The operands' cells, looked up in the context blocks by the names a formula uses."""
 
-    def __init__(self, segments: Sequence[Segment], doc_id: str) -> None:
-        self.segments, self.doc_id = segments, doc_id
+    def __init__(self, segments: Sequence[Segment], doc_id: str, strict: bool = True) -> None:
+        self.segments, self.doc_id, self.strict = segments, doc_id, strict
         self.used: list[Operand] = []
         self.missing: Missing | None = None
 
@@ -130,8 +123,11 @@ class _Cells:
         year's end (an average or a change between two years), read from the balance sheet
         before any other statement ("Inventories" is also a cash-flow line, a change)."""
         item = re.sub(r"^the\s+", "", item.strip(), flags=re.IGNORECASE)
+        if (formula := TEXTBOOK.get(item.casefold())) is not None:
+            return _Formula(_tokens(formula), lambda p: self.value(p, year, balance)).parse()
         figures = [f for f in _cells_of(item, year, self.segments)
-                   if self.segments[f.row.block - 1].doc_id == self.doc_id]
+                   if self.segments[f.row.block - 1].doc_id == self.doc_id
+                   and (not self.strict or _in_statement(self.segments[f.row.block - 1]))]
         if balance:
             figures.sort(key=lambda f: "balance sheet" not in families_of(
                 self.segments[f.row.block - 1].path))
@@ -144,6 +140,16 @@ class _Cells:
                 return value
         self.missing = Missing(item, year)
         raise self.missing
+
+
+TEXTBOOK = {"ebitda": "operating income + depreciation and amortization"}
+"""Measures analysts name without defining, by the formula of the statements' own lines
+(unadjusted EBITDA: operating income plus the cash-flow statement's D&A)."""
+
+
+def _in_statement(block: Segment) -> bool:
+    """Whether ``block`` is inside a financial statement (not a note, not the discussion)."""
+    return bool(families_of(block.path) - {"notes"})
 
 
 def _cells_of(item: str, year: str, segments: Sequence[Segment]) -> list[Figure]:
@@ -336,6 +342,10 @@ def _named(question: str, cells: _Cells) -> Computation | None:
                                decimals, f"{item} / {base}" + (
                                    f", averaged over {len(years)} years" if len(years) > 1
                                    else ""), tuple(cells.used))
+        if _EBITDA.search(question) and (years := asked_years(question)):
+            value = cells.value("EBITDA", years[-1])
+            return Computation(f"EBITDA, FY{years[-1]}", value, False, _decimals(question, 0),
+                               TEXTBOOK["ebitda"], tuple(cells.used))
     except Missing:
         return None
     return None
@@ -358,20 +368,26 @@ def _item(phrase: str) -> str:
 def compute(question: str, segments: Sequence[Segment]) -> Computation | None:
     """The measure ``question`` asks for, computed from the cells of ``segments``, or None
     when it asks for none this module knows or a cell it needs is not there."""
+    # the statements' rows first, then any table's
+    return _computed(question, segments, True) or _computed(question, segments, False)
+
+
+def _computed(question: str, segments: Sequence[Segment], strict: bool) -> Computation | None:
     for doc_id in dict.fromkeys(s.doc_id for s in segments):  # the best block's filing first
-        found, _ = _attempt(question, segments, doc_id)
+        found, _ = _attempt(question, segments, doc_id, strict)
         if found is not None:
             return found
     return None
 
 
-def _attempt(question: str, segments: Sequence[Segment], doc_id: str
+def _attempt(question: str, segments: Sequence[Segment], doc_id: str, strict: bool = True
              ) -> tuple[Computation | None, Missing | None]:
     """The measure computed from ``doc_id``'s cells in ``segments``, or the first operand
-    it found no cell for."""
+    it found no cell for.  ``strict``: from the rows of its financial statements only (an
+    MD&A table's "Inventory" row may be a share or a change)."""
     missing = None
     for way in (_stated, _named):
-        cells = _Cells(segments, doc_id)
+        cells = _Cells(segments, doc_id, strict)
         found = way(question, cells)
         if found is not None and math.isfinite(found.value):
             return found, None
@@ -383,7 +399,7 @@ def asks_for_measure(question: str) -> bool:
     """Whether ``question`` asks for a measure this module computes (a stated formula, a
     growth, a CAGR, a margin or a share)."""
     return bool(_defined(question) or _CAGR.search(question) or _GROWTH.search(question)
-                or _SHARE.search(question))
+                or _SHARE.search(question) or _EBITDA.search(question))
 
 
 NEARBY = 12
@@ -410,7 +426,7 @@ def statement_rows(question: str, blocks: Sequence[Segment],
     rows hold that line item's cell for that year (a filing whose income statement is far from
     its balance sheet).  Only the best block's filing is searched."""
     blocks = list(blocks)
-    if not blocks or not asks_for_measure(question) or compute(question, blocks) is not None:
+    if not blocks or not asks_for_measure(question) or _computed(question, blocks, True):
         return blocks
     doc = blocks[0].doc_id
     inside = [b for b in blocks if b.doc_id == doc and families_of(b.path)]
@@ -420,18 +436,26 @@ def statement_rows(question: str, blocks: Sequence[Segment],
     pool = blocks + [s for s in (sections(inside[0], orders) if inside else [])
                      if _key(s) not in seen and (families_of(s.path) or rows([s]))]
     seen |= {_key(s) for s in pool}
-    found, missing = _attempt(question, pool, doc)
-    for _ in range(MAX_ADDED):
-        if found is not None or missing is None or find is None:
-            break
-        wanted = f"{printed_words(missing.item)} {missing.year}"
-        holder = next((s for s in find(blocks[0], wanted) if s.doc_id == doc
-                       and _key(s) not in seen and _holds(s, missing)), None)
+    for _ in range(MAX_ADDED if find is not None else 0):
+        holder = None
+        for strict in (True, False):  # a cell missing from the statements, then from all rows
+            found, missing = _attempt(question, pool, doc, strict)
+            if found is not None and strict:
+                break
+            if missing is None or find is None:
+                continue
+            wanted = f"{printed_words(missing.item)} {missing.year}"
+            holders = [s for s in find(blocks[0], wanted) if s.doc_id == doc
+                       and _key(s) not in seen and _holds(s, missing)]
+            holder = next((s for s in holders if _in_statement(s)),
+                          holders[0] if holders else None)
+            if holder is not None:
+                break
         if holder is None:
             break
         pool.append(holder)
         seen.add(_key(holder))
-        found, missing = _attempt(question, pool, doc)
+    found = _attempt(question, pool, doc)[0] or _attempt(question, pool, doc, strict=False)[0]
     if found is None:
         return blocks
     used = sorted({o.figure.row.block for o in found.operands if o.figure.row.block > len(blocks)})

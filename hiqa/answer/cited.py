@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from hiqa.answer.calc import compute
 from hiqa.answer.extractive import pick_sentences
-from hiqa.answer.figures import pick_figures, rows_table
+from hiqa.answer.figures import asked_unit, pick_figures, rows_table
 from hiqa.augment import render_path
 from hiqa.llm import ChatModel
 from hiqa.model import Segment, segment_pages_label
@@ -186,8 +186,11 @@ def _extractive(question: str, segments: Sequence[Segment], embedder: Any | None
     if computed is not None:
         yield f"{computed.text()}\n\n"
     figures = pick_figures(question, segments)
+    unit = asked_unit(question)
     for figure in figures:
-        yield f"{figure.text()} [{figure.row.block}]\n\n"
+        converted = figure.in_unit(unit)
+        yield f"{figure.text()} [{figure.row.block}]" + (f" {converted}" if converted else "") \
+            + "\n\n"
     picks = pick_sentences(question, segments, embedder)
     if not picks:
         if not figures:

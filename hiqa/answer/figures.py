@@ -50,7 +50,8 @@ _LINE_ITEMS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
         (r"\b(?:capex|capital expenditures?)\b",
          (r"^(?:purchases? of|payments for|additions to|expenditures for) property\b"
           r"|^capital expenditures\b")),
-        (r"\b(?:cash (?:flows? )?from operations|operating cash flows?)\b",
+        ((r"\b(?:cash (?:flows? )?(?:from|provided by) (?:operations|operating activities)"
+         r"|operating cash flows?)\b"),
          (r"^net cash (?:provided by|from|\(used in\)|provided by \(used in\)) operating "
           r"activities\b")),
         (r"\b(?:payables?|dpo)\b", r"^accounts payable\b"),
@@ -81,6 +82,9 @@ class Row:
     pages: str
     group: str = ""
     """The label of the rows' group above it ("Earnings per common share" over "Diluted")."""
+    scale: float = 0.0
+    """What one unit of its figures is worth, as its statement says ("(In thousands)": 1,000;
+    "(in millions)": 1,000,000), 0 when it says nothing."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,44 @@ class Figure:
         said = f"{label}, {'; '.join(cells)}" if self.row.years else f"{label}: {cells[0]}"
         return said + (f" — {where}" if where else "")
 
+    def in_unit(self, unit: str) -> str:
+        """The cells in the unit a question asks for ("in USD millions") when the statement
+        prints them in another ("(In thousands)"): "= $381.6 million", else ""."""
+        factor = UNITS.get(unit, 0.0)
+        if not factor or not self.row.scale or factor == self.row.scale:
+            return ""
+        out = []
+        for c in self.columns:
+            try:
+                value = number(self.row.values[c]) * self.row.scale / factor
+            except ValueError:
+                return ""
+            digits = 0 if abs(value) >= 100 else 1 if abs(value) >= 10 else 2
+            out.append(f"${value:,.{digits}f} {unit[:-1]}")
+        return "= " + "; ".join(out)
+
+
+def number(cell: str) -> float:
+    """A statement cell's value: "(1,577)" is -1577, a dash is 0."""
+    text = cell.strip().replace("$", "").replace(",", "").replace(" ", "").rstrip("%")
+    if text in {"—", "–", "-", ""}:
+        return 0.0
+    negative = text.startswith("(") and text.endswith(")")
+    return -float(text.strip("()")) if negative else float(text.strip("()"))
+
+
+UNITS = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+_SCALE = re.compile(r"\b(?:in|dollars\s+in|amounts\s+in)\s+(thousands|millions|billions)\b",
+                    re.IGNORECASE)
+_ASKED_UNIT = re.compile(r"\bin\s+(?:usd|us\$|\$|dollars)\s*(thousands|millions|billions)\b"
+                         r"|\b(?:usd|us\$)\s*(thousands|millions|billions)\b", re.IGNORECASE)
+
+
+def asked_unit(question: str) -> str:
+    """The unit a question asks its figure in ("Answer in USD millions" -> "millions")."""
+    m = _ASKED_UNIT.search(question)
+    return (m.group(1) or m.group(2)).casefold() if m else ""
+
 
 def _cells(line: str) -> list[str]:
     if line.lstrip().startswith("|"):
@@ -119,7 +161,7 @@ def _split(line: str) -> tuple[str, list[str]] | None:
     while (m := re.search(r"(?:\$\s*)?(" + _NUMBER.pattern + r")\s*$", rest)):
         values.insert(0, m.group(1).strip())
         rest = rest[: m.start()].rstrip(" $")
-    label = rest.strip(" :|$")
+    label = re.sub(r"(?:\s*(?:…|\.{2,}))+$", "", rest).strip(" :|$")  # dot leaders go
     if not values or not re.search(r"[A-Za-z]{3}", label) or _YEAR.fullmatch(values[0]):
         return None
     return label, values
@@ -130,6 +172,43 @@ def _years(line: str) -> tuple[str, ...]:
     years = tuple(_YEAR.findall(line))
     label_free = _YEAR.sub("", line)
     return years if len(years) >= 2 and len(re.findall(r"\d", label_free)) <= 4 else ()
+
+
+_HEADER_WORD = re.compile(
+    r"\b(?:(?:19|20)\d\d|\d{1,2}|fiscal|years?|ended|ending|as|of|at|in|for|the|and|quarters?|"
+    r"months|weeks|three|six|nine|twelve|fifty-two|fifty-three|period|thousands|millions|"
+    r"billions|dollars|amounts|except|per|share|data|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|"
+    r"apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|"
+    r"dec(?:ember)?)\b|[\s,.()$:]", re.IGNORECASE)
+
+
+def _stacked(text: str) -> list[str]:
+    """``text``'s lines with a column header printed a line per date joined into one line of
+    its years: "November 27," / "2015" / "November 28," / "2014" (or "Fiscal" / "2015 Fiscal" /
+    "2014") read as "2015 2014".  Only a run of lines that hold nothing but dates and header
+    words, two years or more, right before the rows (a row group's label between) is joined."""
+    out: list[str] = []
+    run: list[int] = []  # positions in ``out`` of the header-like lines since the last other
+    for line in text.splitlines():
+        if not line.strip():
+            out.append(line)
+            continue
+        if not _HEADER_WORD.sub("", line) and not _years(line):
+            run.append(len(out))
+            out.append(line)
+            continue
+        if run and line.strip().endswith(":") and len(line.split()) <= 8:
+            out.append(line)  # a row group's label between the header and its rows
+            continue
+        if run and _split(line) is not None:
+            years = [y for i in run for y in _YEAR.findall(out[i])]
+            if len(years) >= 2 and len(set(years)) == len(years):
+                out[run[0]] = " ".join(years)
+                for i in run[1:]:
+                    out[i] = ""
+        run = []
+        out.append(line)
+    return out
 
 
 def _caption(path: Sequence[str]) -> str:
@@ -146,7 +225,11 @@ def rows(segments: Sequence[Segment]) -> list[Row]:
         years: tuple[str, ...] = ()
         heading = _caption(seg.section_path)
         group = ""
-        for line in seg.text.splitlines():
+        scale = next((UNITS[m.group(1).casefold()] for p in reversed(seg.section_path)
+                      if (m := _SCALE.search(p))), 0.0)
+        for line in _stacked(seg.text):
+            if (unit := _SCALE.search(line)) and not _split(line):
+                scale = UNITS[unit.group(1).casefold()]
             found = _years(line)
             if found:
                 years = found
@@ -172,14 +255,14 @@ def rows(segments: Sequence[Segment]) -> list[Row]:
             if group and label.casefold().startswith("total"):
                 group = ""
             out.append(Row(label, tuple(values), years, block, heading,
-                           segment_pages_label(seg), group))
+                           segment_pages_label(seg), group, scale))
     return out
 
 
 def column_header(text: str) -> str:
     """The first line of ``text`` that heads a statement's columns with their years ("December
-    31, 2016 2017"), "" when none does."""
-    for line in text.splitlines():
+    31, 2016 2017", or a date per line: ``_stacked``), "" when none does."""
+    for line in _stacked(text):
         if _years(line):
             return line.strip()
         lead = _LEADING_YEARS.match(line)
