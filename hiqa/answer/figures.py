@@ -184,30 +184,28 @@ _HEADER_WORD = re.compile(
 
 def _stacked(text: str) -> list[str]:
     """``text``'s lines with a column header printed a line per date joined into one line of
-    its years: "November 27," / "2015" / "November 28," / "2014" (or "Fiscal" / "2015 Fiscal" /
-    "2014") read as "2015 2014".  Only a run of lines that hold nothing but dates and header
-    words, two years or more, right before the rows (a row group's label between) is joined."""
+    its years: "August 29," / "2021" / "August 30," / "2020" (or "Fiscal" / "2015 Fiscal" /
+    "2014") read as "2021 2020".  A run of lines that hold nothing but dates and header words
+    ("52 Weeks Ended", "(amounts in millions)"), with two years or more, is joined wherever it
+    ends: at the rows, at a table, or at the end of a piece whose table is the next piece."""
     out: list[str] = []
     run: list[int] = []  # positions in ``out`` of the header-like lines since the last other
+
+    def join() -> None:
+        years = [y for i in run for y in _YEAR.findall(out[i])]
+        if len(years) >= 2 and len(set(years)) == len(years):
+            out[run[0]] = " ".join(years)
+            for i in run[1:]:
+                out[i] = ""
+        run.clear()
+
     for line in text.splitlines():
-        if not line.strip():
-            out.append(line)
-            continue
-        if not _HEADER_WORD.sub("", line) and not _years(line):
+        if line.strip() and not _HEADER_WORD.sub("", line) and not _years(line):
             run.append(len(out))
-            out.append(line)
-            continue
-        if run and line.strip().endswith(":") and len(line.split()) <= 8:
-            out.append(line)  # a row group's label between the header and its rows
-            continue
-        if run and _split(line) is not None:
-            years = [y for i in run for y in _YEAR.findall(out[i])]
-            if len(years) >= 2 and len(set(years)) == len(years):
-                out[run[0]] = " ".join(years)
-                for i in run[1:]:
-                    out[i] = ""
-        run = []
+        elif line.strip():
+            join()
         out.append(line)
+    join()
     return out
 
 
