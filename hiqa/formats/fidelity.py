@@ -24,6 +24,7 @@ EVIDENCE = {
     "outline": "the PDF's outline (bookmarks)",
     "toc": "the printed table of contents",
     "layout": "font styles and numbering",
+    "typography": "how the page sets its headings (bold lines, banner cells, styled blocks)",
     "markup": "the source's markup",
 }
 _DENSE_LINES = 3  # a heading for fewer body lines than this, on average, is suspect
@@ -60,7 +61,7 @@ class Fidelity:
 
 def fidelity(doc: Document) -> Fidelity:
     meta = doc.metadata
-    evidence = meta.get("headings_from", "markup") if doc.format == "pdf" else "markup"
+    evidence = meta.get("headings_from", "markup") if doc.format in ("pdf", "html") else "markup"
     heads = doc.headings
     per_level = dict(sorted(Counter(h.level for h in heads).items()))
     numbered = sum(1 for h in heads if numbering_depth(h.title) is not None)

@@ -1,6 +1,6 @@
 """HTML sources: the page's own content, with its true heading tree, from any generator.
 
-The page is parsed into a DOM (lxml), and read in three steps, one module each:
+The page is parsed into a DOM (lxml), and read in four steps, one module each:
 
 * ``frame``: which elements are the site's frame (navigation, sidebars, search, footers,
   permalink marks, page tools) and which element holds the page's content (``main``, an
@@ -10,6 +10,9 @@ The page is parsed into a DOM (lxml), and read in three steps, one module each:
   their ``<dd>`` (see ``hiqa.formats.structure.resolve_terms``), tables as Markdown tables with their
   caption, code blocks; a heading inside an admonition box is its label ("Note:"), not a
   section; line breaks in the source are white space, as a browser treats them;
+* ``styled``: headings a page sets by styling instead of ``h1``-``h6`` (a table cell used as a
+  banner, a bold line standing alone, a run of anchored containers each opening with a short
+  block), from the page's own markup and ``<style>``;
 * ``levels``: heading levels as the markup nests them, and the title: the heading that names the
   page's ``<title>``, else the ``<title>`` itself (it plays the role of the PDF metadata title).
 
@@ -26,6 +29,7 @@ from hiqa.errors import EmptyDocumentError
 from hiqa.formats.html.collect import _Collector, _walk, table_markdown
 from hiqa.formats.html.frame import _content, _content_root, _Frame, _redirect_target
 from hiqa.formats.html.levels import _nested, _rebased, _titled
+from hiqa.formats.html.styled import Styled
 from hiqa.formats.structure import Event, build_document
 from hiqa.model import Document
 
@@ -43,6 +47,7 @@ def parse_html(
     page = _parse(text)
     page_title = None
     events: list[Event] = []
+    styled_headings = 0
     if page is not None:
         page_title = " ".join((page.findtext(".//title") or "").split()) or None
         body = page.find("body")
@@ -52,10 +57,14 @@ def parse_html(
         if target is not None:
             raise EmptyDocumentError(source, f"a redirect page (to {target or 'another page'}): "
                                              "it has no content of its own; ingest its target")
-        collector = _Collector()
+        styled = Styled(body, page, frame)
+        frame.chrome |= styled.chrome
+        frame.layout |= styled.tables
+        collector = _Collector(styled.headings)
         for top in _content(body, _content_root(body, frame.size), frame):
             _walk(top, collector, frame)
         collector.close()
+        styled_headings = collector.styled_count
         events = _nested(collector.events, collector.heading_elements)
     events, title = _titled(events, page_title)
     return build_document(
@@ -65,6 +74,8 @@ def parse_html(
         events=_rebased(events, title),
         metadata_title=title,
         warnings=warnings,
+        # the fidelity report's evidence: headings read from how the page sets them
+        metadata={"headings_from": "typography"} if styled_headings else None,
     )
 
 

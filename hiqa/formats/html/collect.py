@@ -55,13 +55,18 @@ def table_markdown(rows: list[tuple[str, ...]]) -> str:
 class _Collector:
     """Turns the start/data/end stream of a DOM walk into events (headings, text, tables)."""
 
-    def __init__(self) -> None:
+    def __init__(self, styled: Mapping[lxml.html.HtmlElement, int] | None = None) -> None:
         self.events: list[Event] = []
+        # headings set by styling (``styled.Styled``): element -> banner nesting depth
+        self._styled = styled or {}
+        self.styled_count = 0
+        self._last_level = 0  # the level of the last h1-h6 heading: a styled one goes below
         self._buf: list[str] = []
         self.element: lxml.html.HtmlElement | None = None  # the element being started
         self.heading_elements: dict[int, lxml.html.HtmlElement] = {}  # event index -> element
         self._heading_el: lxml.html.HtmlElement | None = None
         self._heading: int | None = None
+        self._heading_styled = False
         self._heading_tag = ""  # the element that closes the heading being read
         self._pre = 0
         self._table_depth = 0
@@ -86,6 +91,12 @@ class _Collector:
             self._box_depth[tag] += 1
             if _ADMONITION_CLASS.search(klass):
                 self._admonitions.append((tag, self._box_depth[tag]))
+        if self._styled and self.element in self._styled and not self._heading \
+                and not self._table_depth and not self._admonitions and not self._pre:
+            self._flush()
+            self._heading = self._last_level + 1 + self._styled[self.element]
+            self._heading_tag, self._heading_el, self._heading_styled = tag, self.element, True
+            return
         if tag == "table":
             self._flush()
             self._table_depth += 1
@@ -150,7 +161,8 @@ class _Collector:
             if self._admonitions and self._admonitions[-1] == (tag, self._box_depth[tag]):
                 self._admonitions.pop()
             self._box_depth[tag] -= 1
-        if self._heading and tag == self._heading_tag:
+        if self._heading and tag == self._heading_tag and (
+                self._heading_el is None or self.element is self._heading_el):
             self._end_heading()
             return
         if self._table_depth:
@@ -216,9 +228,13 @@ class _Collector:
         self._buf.clear()
         if title and self._heading:
             self.events.append(Heading(self._heading, title))
-            if self._heading_el is not None:
-                self.heading_elements[len(self.events) - 1] = self._heading_el
-        self._heading = None
+            if self._heading_styled:
+                self.styled_count += 1
+            else:
+                self._last_level = self._heading
+                if self._heading_el is not None:
+                    self.heading_elements[len(self.events) - 1] = self._heading_el
+        self._heading, self._heading_styled = None, False
 
     def _emit_table(self) -> None:
         """The rows read so far as a table, then the code blocks of its cells.  A row that only
@@ -275,6 +291,7 @@ def _walk(top: lxml.html.HtmlElement, collector: _Collector, frame: _Frame) -> N
         el, closing = stack.pop()
         tail = el.tail if el is not top else None
         if closing is not None:
+            collector.element = el
             collector.handle_endtag(closing)
         elif not isinstance(el.tag, str) or (el is not top and el in frame.chrome):
             pass  # a comment, a processing instruction, or chrome

@@ -138,18 +138,20 @@ def _once(events: list[Event]) -> list[Event]:
     return events
 
 
-def _title_parts(page_title: str) -> tuple[set[str], str, set[str]]:
+def _title_parts(page_title: str) -> tuple[set[str], str, set[str], set[str]]:
     """What a ``<title>`` may call the page: its leading parts joined (the first, the first two,
     ...: "optparse — Parser for command line options — Python 3.11 documentation" names its
-    page by the first two), the first part alone (for "Class CharEncoding"), and each later part
-    ("SDL2: SDL_audio.h File Reference" heads its page with the second).  Texinfo's book in
-    brackets ("... (The Libgcrypt Reference Manual)") is left out."""
+    page by the first two), the first part alone (for "Class CharEncoding"), each later part
+    ("SDL2: SDL_audio.h File Reference" heads its page with the second), and each part after
+    its kind word ("Python: module queue" heads its page "queue").  Texinfo's book in brackets
+    ("... (The Libgcrypt Reference Manual)") is left out."""
     whole = _BOOK_SUFFIX.sub("", page_title)
     cuts = [m.start() for m in _TITLE_SEPARATORS.finditer(whole)]
     leading = {_plain(whole[:c]) for c in cuts} | {_plain(whole), _plain(page_title)}
     parts = [p for p in _TITLE_SEPARATORS.split(whole) if p.strip()]
     first = _plain(parts[0]) if parts else _plain(whole)
-    return leading - {""}, first, {_plain(p) for p in parts[1:]}
+    kinded = {_plain(p).split(" ", 1)[1] for p in parts if " " in _plain(p)}
+    return leading - {""}, first, {_plain(p) for p in parts[1:]}, kinded
 
 
 def _titled(events: list[Event], page_title: str | None) -> tuple[list[Event], str | None]:
@@ -160,7 +162,8 @@ def _titled(events: list[Event], page_title: str | None) -> tuple[list[Event], s
     deeper down that happens to share a word with the ``<title>``): the one spelling the
     ``<title>``'s leading parts, or its first part after a kind word ("Class CharEncoding"),
     else the page's opening heading ending with that part ("Source code for django.db": only
-    the site's name may stand before it), else one spelling a later part.  The headings before it are
+    the site's name may stand before it), else one spelling a later part, else one spelling a
+    part after its kind word ("queue" for "Python: module queue").  The headings before it are
     the site's banner ("Django 3.2.25 documentation" as an ``h1`` in the page header) and are
     dropped; text before it stays.  With no such heading the one heading that stands over all
     others and opens the page is the title (Texinfo heads "FIPS Mode" with "Appendix B
@@ -174,7 +177,7 @@ def _titled(events: list[Event], page_title: str | None) -> tuple[list[Event], s
     if not heads:
         return events, " ".join(page_title.split())
     top = min(events[i].level for i in heads)  # type: ignore[union-attr]
-    leading, first, later = _title_parts(page_title)
+    leading, first, later, kinded = _title_parts(page_title)
     best: tuple[int, int] | None = None  # (rank, position) of the title heading
     site_only = True  # no top-level heading but the site's name ("Django documentation") yet
     for i in heads:
@@ -190,6 +193,8 @@ def _titled(events: list[Event], page_title: str | None) -> tuple[list[Event], s
             rank = 1  # the page opens naming itself: "Source code for django.conf.urls"
         elif text in later:
             rank = 2
+        elif text in kinded:
+            rank = 3  # "queue" for "Python: module queue"
         else:
             rank = -1
         site_only = site_only and text in later
