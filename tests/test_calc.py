@@ -248,3 +248,30 @@ def test_a_figure_is_also_given_in_the_unit_the_question_asks():
     reply = answer(question, [thousands], llm=None)
     assert "2020: 381,603 — Consolidated Statements of Cash Flows, p. 38 [1] = $382 million" \
         in reply.text
+
+
+def test_an_average_balance_is_never_read_off_the_cash_flow_statement():
+    """General Mills: the reader nested the cash-flow statement under the balance sheet's
+    caption; its "Inventories" line is a change and was averaged as a balance (CCC -12.73).
+    The rows' own statement is the deepest caption of their path."""
+    dio = ("What is Amazon's FY2017 DIO? DIO is defined as: 365 * (average inventory between "
+           "FY2016 and FY2017) / (FY2017 COGS).")
+    nested = replace(block(CASH_FLOWS, "Consolidated Statements of Cash Flows"),
+                     path=("Amazon — Form 10-K, fiscal year 2017", "Item 8",
+                           "Consolidated Balance Sheets", "Consolidated Statements of Cash Flows"))
+    income = block(INCOME, "Consolidated Statements of Operations", order=2)
+    assert compute(dio, [nested, income]) is None
+    found = compute(dio, [nested, income, block(BALANCE, "Consolidated Balance Sheets", order=3)])
+    assert found is not None and found.shown() == "44.85"  # 365 * 13,754 / 111,934
+    assert "Inventories 2016: 11,461 [3]" in found.text()
+
+
+def test_accounts_receivable_and_payable_by_the_labels_filers_print():
+    """"Receivables" (General Mills) and "Trade payables" (Kraft Heinz) are the accounts a
+    formula calls accounts receivable and accounts payable; "Income taxes receivable" is not."""
+    sheet = block("(in millions) 2016 2017\n\nIncome taxes receivable 90 95\n\nReceivables 8,339 "
+                  "13,164\n\nTrade payables 25,309 34,616", "Consolidated Balance Sheets")
+    ratio = ("What is Amazon's FY2017 payables ratio? Payables ratio is defined as: FY2017 "
+             "accounts payable / FY2017 accounts receivable.")
+    found = compute(ratio, [sheet])
+    assert found is not None and found.shown() == "2.63"  # 34,616 / 13,164

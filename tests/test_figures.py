@@ -229,3 +229,14 @@ def test_a_header_row_taken_for_the_rows_heading_heads_them():
     assert texts("What were total current assets in 2017?", [rows_only]) == []
     assert texts("What were total current assets in 2017?", [headed(block, [])])[0].startswith(
         "Total current assets, 2017: 31,229")
+
+
+def test_a_header_of_dates_joined_to_the_first_row_heads_the_rows():
+    """Kraft Heinz: "December 28, 2019 December 29, 2018 Net sales $ 24,977 $ 26,268" — the
+    column dates and the first row on one line."""
+    joined = ("December 28, 2019 December 29, 2018 Net sales $ 24,977 $ 26,268\n\n"
+              "Cost of products sold 16,830 17,347")
+    assert texts("What was the cost of products sold in 2018?", [segment(joined)])[0].startswith(
+        "Cost of products sold, 2018: 17,347")
+    assert texts("What were net sales in 2019?", [segment(joined)])[0].startswith(
+        "Net sales, 2019: 24,977")

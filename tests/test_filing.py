@@ -580,3 +580,20 @@ def test_a_measure_finds_a_cell_far_from_the_retrieved_statement(settings, tmp_p
     assert any("Total net revenues" in b.text for b in context[1:])
     reply = answer(question, context, llm=None)
     assert reply.text.startswith("Fixed asset turnover ratio, FY2019: 24.26 — computed as")
+
+
+@pytest.mark.parametrize(("text", "term"), [
+    ("2021", False), ("52 Weeks Ended 52 Weeks Ended", False),
+    ("(amounts in millions, except per share data)", False),
+    ("INCOME BEFORE INCOME TAXES 6,680 5,367 4,765", False),
+    ("--interval seconds", True), ("MAY", True), ("Net income", True), ("-n 10", True),
+    ("0", True), ("3.1", True),  # an exit status, an exhibit's number
+])
+def test_a_statements_header_or_row_is_no_definition_term(text, term):
+    """A bold first column or a bold column header sets text apart as a term is set (Costco's
+    "2021" and "INCOME BEFORE INCOME TAXES 6,680 …" became terms of the statements' paths);
+    a name is still a term, a month alone too ("MAY" in a standard's glossary), a number alone
+    (an exit status, an exhibit's number)."""
+    from hiqa.formats.pdf.reader import _term_text
+
+    assert _term_text(text) is term

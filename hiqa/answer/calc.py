@@ -36,7 +36,7 @@ from hiqa.answer.figures import (
     rows,
     with_headers,
 )
-from hiqa.formats.statements import families_of
+from hiqa.formats.statements import families_of, innermost
 from hiqa.index.parts import Parts
 from hiqa.model import Segment
 from hiqa.retrieve import routes
@@ -69,9 +69,9 @@ _WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4}
 class Missing(LookupError):
     """An operand with no cell in the context: nothing is computed."""
 
-    def __init__(self, item: str, year: str = "") -> None:
+    def __init__(self, item: str, year: str = "", balance: bool = False) -> None:
         super().__init__(f"{item} {year}".strip())
-        self.item, self.year = item, year
+        self.item, self.year, self.balance = item, year, balance
 
 
 @dataclass(frozen=True)
@@ -128,9 +128,13 @@ class _Cells:
         figures = [f for f in _cells_of(item, year, self.segments)
                    if self.segments[f.row.block - 1].doc_id == self.doc_id
                    and (not self.strict or _in_statement(self.segments[f.row.block - 1]))]
-        if balance:
-            figures.sort(key=lambda f: "balance sheet" not in families_of(
-                self.segments[f.row.block - 1].path))
+        if balance:  # a cash-flow "Inventories" line is a change, never a balance
+            def statement(f: Figure) -> str | None:
+                return innermost(self.segments[f.row.block - 1].path)
+
+            figures = [f for f in figures if statement(f) != "cash flows"
+                       and (not self.strict or statement(f) == "balance sheet")]
+            figures.sort(key=lambda f: statement(f) != "balance sheet")
         for figure in figures:
             column = figure.row.years.index(year) if year in figure.row.years else len(
                 figure.row.values)
@@ -138,7 +142,7 @@ class _Cells:
                 value = number(figure.row.values[column])
                 self.used.append(Operand(item, figure, year, value))
                 return value
-        self.missing = Missing(item, year)
+        self.missing = Missing(item, year, balance)
         raise self.missing
 
 
@@ -444,7 +448,8 @@ def statement_rows(question: str, blocks: Sequence[Segment],
                 break
             if missing is None or find is None:
                 continue
-            wanted = f"{printed_words(missing.item)} {missing.year}"
+            wanted = f"{printed_words(missing.item)} {missing.year}" + (
+                " balance sheets statement of financial position" if missing.balance else "")
             holders = [s for s in find(blocks[0], wanted) if s.doc_id == doc
                        and _key(s) not in seen and _holds(s, missing)]
             holder = next((s for s in holders if _in_statement(s)),

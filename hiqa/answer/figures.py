@@ -24,13 +24,17 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from hiqa.formats.statements import families_of, family
+from hiqa.formats.statements import families_of, family, header_only
 from hiqa.index.terms import terms
 from hiqa.model import Segment, segment_pages_label
 
 _NUMBER = re.compile(r"\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\)?%?|—|–")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
-_LEADING_YEARS = re.compile(r"^\s*((?:(?:19|20)\d\d\s+){2,})(?=[A-Za-z(])")
+# years heading a line's columns before its first row: "2017 2018 2019 Net income …", as
+# dates ("December 28, 2019 December 29, 2018 Net sales $ 24,977 …"), after header words
+# ("(In Millions, Except per Share Data) Fiscal Year 2019 2018 2017 Net sales $ 16,865.2 …")
+_LEADING_YEARS = re.compile(
+    r"((?:(?:[A-Z][a-z]{2,8}\.?\s+\d{1,2},\s+)?(?:19|20)\d\d\s+){2,})(?=[A-Za-z(])")
 _QUESTION_YEAR = re.compile(r"(?<![\d.])(?:FY\s?'?)?((?:19|20)\d\d|(?<=FY)\d\d)(?![\d.])",
                             re.IGNORECASE)
 MAX_FIGURES = 4
@@ -45,7 +49,7 @@ _LINE_ITEMS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
         (r"\b(?:cogs|cost of (?:goods sold|sales|revenues?|products sold))\b",
          r"^(?:total )?cost of (?:goods sold|sales|revenues?|products sold)\b"),
         (r"\binventor(?:y|ies)\b", r"^(?:merchandise )?inventor(?:y|ies)\b"),
-        (r"\b(?:pp\s?&\s?e|ppne|fixed assets?)\b",
+        (r"\b(?:pp\s?&\s?e|ppne|fixed assets?|property,? plant,? and equipment)\b",
          r"^(?:property,? (?:plant,? )?and equipment|premises and equipment),? net\b"),
         (r"\b(?:capex|capital expenditures?)\b",
          (r"^(?:purchases? of|payments for|additions to|expenditures for) property\b"
@@ -54,9 +58,10 @@ _LINE_ITEMS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
          r"|operating cash flows?)\b"),
          (r"^net cash (?:provided by|from|\(used in\)|provided by \(used in\)) operating "
           r"activities\b")),
-        (r"\b(?:payables?|dpo)\b", r"^accounts payable\b"),
-        (r"\b(?:receivables?|dso)\b", r"^accounts receivable\b"),
-        (r"\bd\s?&\s?a\b", r"^depreciation(?:,| and) (?:depletion and )?amortization\b"),
+        (r"\b(?:payables?|dpo)\b", r"^(?:accounts|trade) payables?\b"),
+        (r"\b(?:receivables?|dso)\b", r"^(?:(?:accounts|trade) )?receivables?\b"),
+        (r"\b(?:d\s?&\s?a|depreciation(?:,| and) (?:depletion and )?amortization)\b",
+         r"^depreciation(?:,| and) (?:depletion and )?amortization\b"),
     ))
 """The names a question gives a line item and the labels statements print for it, by
 accounting convention ("COGS" is printed "Cost of sales", "revenue" "Net sales", "PP&E"
@@ -174,14 +179,6 @@ def _years(line: str) -> tuple[str, ...]:
     return years if len(years) >= 2 and len(re.findall(r"\d", label_free)) <= 4 else ()
 
 
-_HEADER_WORD = re.compile(
-    r"\b(?:(?:19|20)\d\d|\d{1,2}|fiscal|years?|ended|ending|as|of|at|in|for|the|and|quarters?|"
-    r"months|weeks|three|six|nine|twelve|fifty-two|fifty-three|period|thousands|millions|"
-    r"billions|dollars|amounts|except|per|share|data|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|"
-    r"apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|"
-    r"dec(?:ember)?)\b|[\s,.()$:]", re.IGNORECASE)
-
-
 def _stacked(text: str) -> list[str]:
     """``text``'s lines with a column header printed a line per date joined into one line of
     its years: "August 29," / "2021" / "August 30," / "2020" (or "Fiscal" / "2015 Fiscal" /
@@ -200,7 +197,7 @@ def _stacked(text: str) -> list[str]:
         run.clear()
 
     for line in text.splitlines():
-        if line.strip() and not _HEADER_WORD.sub("", line) and not _years(line):
+        if header_only(line) and not _years(line):
             run.append(len(out))
         elif line.strip():
             join()
@@ -232,9 +229,11 @@ def rows(segments: Sequence[Segment]) -> list[Row]:
             if found:
                 years = found
                 continue
-            lead = _LEADING_YEARS.match(line)
+            lead = _leading_years(line)
             if lead:  # "2017 2018 2019 Net income $ 3,033 …": the header joined to a row
                 years = tuple(_YEAR.findall(lead.group(1)))
+                if unit := _SCALE.search(line[:lead.start()]):
+                    scale = UNITS[unit.group(1).casefold()]
                 line = line[lead.end():]
             split = _split(line)
             text = " ".join(c for c in _cells(line) if c) or line.strip()
@@ -263,10 +262,19 @@ def column_header(text: str) -> str:
     for line in _stacked(text):
         if _years(line):
             return line.strip()
-        lead = _LEADING_YEARS.match(line)
+        lead = _leading_years(line)
         if lead:
             return lead.group(1).strip()
     return ""
+
+
+def _leading_years(line: str) -> re.Match[str] | None:
+    """The years heading ``line``'s columns before its first row (``_LEADING_YEARS``), only
+    header words before them."""
+    m = _LEADING_YEARS.search(line)
+    if m is None or (line[:m.start()].strip() and not header_only(line[:m.start()])):
+        return None
+    return m
 
 
 HEADER_LOOKBACK = 8

@@ -151,7 +151,36 @@ def asked(question: str) -> frozenset[str]:
     return frozenset(name for name, pattern in (*_ASKED, *_MEASURES) if pattern.search(low))
 
 
+def innermost(path: tuple[str, ...] | list[str]) -> str | None:
+    """The family of the deepest caption in a segment's path (its document title aside): the
+    statement its rows are in, when a reader nested one statement's caption under another's
+    ("Consolidated Balance Sheets > Consolidated Statements of Cash Flows")."""
+    return next((f for f in map(family, reversed(path[1:])) if f is not None), None)
+
+
 def families_of(path: tuple[str, ...] | list[str]) -> frozenset[str]:
     """The statement families a segment's path is inside (its document title aside): the rows
     of "… > Consolidated Balance Sheets > Current assets:" are in the balance sheet."""
     return frozenset(f for f in map(family, path[1:]) if f is not None)
+
+
+_HEADER_WORD = re.compile(
+    r"\b(?:(?:19|20)\d\d|\d{1,2}|fiscal|years?|ended|ending|as|of|at|in|for|the|and|quarters?|"
+    r"months|weeks|three|six|nine|twelve|fifty-two|fifty-three|period|thousands|millions|"
+    r"billions|dollars|amounts|except|per|share|data|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|"
+    r"apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|"
+    r"dec(?:ember)?)\b|[\s,.()$:]", re.IGNORECASE)
+_FIGURES_AT_END = re.compile(r"[A-Za-z].*?(?:\s+\(?\$?\s?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?){2,}$")
+
+
+def header_only(text: str) -> bool:
+    """Whether ``text`` holds nothing but a statement's column-header words: dates, years,
+    periods and units ("August 29,", "2021", "52 Weeks Ended", "(amounts in millions)")."""
+    return bool(text.strip()) and not _HEADER_WORD.sub("", text)
+
+
+def figure_row(text: str) -> bool:
+    """Whether ``text`` is a statement row printed as a line: a label and two figures or more
+    ("INCOME BEFORE INCOME TAXES 6,680 5,367 4,765")."""
+    return bool(_FIGURES_AT_END.fullmatch(text.strip()))
+
