@@ -597,3 +597,35 @@ def test_a_statements_header_or_row_is_no_definition_term(text, term):
     from hiqa.formats.pdf.reader import _term_text
 
     assert _term_text(text) is term
+
+
+def test_a_blank_line_inside_a_block_ends_its_paragraph():
+    """EDGAR's generator sets a page as one text block, its paragraphs and its headings parted
+    by lines of no-break spaces: Corning's "Item 1. Business" and every Item after it were read
+    into one paragraph per page, and its 10-K had no Items.  A blank line ends the paragraph;
+    the parts get ids of their own, above the page's blocks."""
+    from hiqa.formats.pdf.lines import page_lines
+
+    def line(y: float, text: str, bold: bool = False) -> dict:
+        span = {"text": text, "size": 10.0, "font": "Times-Bold" if bold else "Times-Roman",
+                "flags": 16 if bold else 0, "bbox": (72, y, 300, y + 10)}
+        return {"spans": [span], "bbox": (72, y, 300, y + 10), "dir": (1.0, 0.0)}
+
+    page = {"blocks": [{"type": 0, "lines": [
+        line(60, "PART I", bold=True), line(71, "\u00a0"),
+        line(82, "This report contains forward-looking statements."),
+        line(93, "They involve risks."), line(104, "\u00a0 "),
+        line(115, "Item 1. Business", bold=True), line(126, "\u00a0"),
+        line(137, "Acme traces its origins to a glass business.")]},
+        {"type": 0, "lines": [line(700, "2")]}]}
+    lines = page_lines(page, 2, block_base=10)
+    blocks = [ln.block for ln in lines]
+    assert [ln.text for ln in lines][:4] == ["PART I", "This report contains forward-looking "
+                                             "statements.", "They involve risks.",
+                                             "Item 1. Business"]
+    assert blocks[0] == 10 and blocks[1] == blocks[2] != blocks[0]  # a paragraph of two lines
+    assert len(set(blocks[:5])) == 4 and blocks[5] == 11  # the page number's own block
+    assert min(blocks[1:5]) > 10 + len(page["blocks"])  # above the page's block ids
+    single = {"blocks": [{"type": 0, "lines": [line(60, "One paragraph,"),
+                                               line(71, "on two lines.")]}]}
+    assert {ln.block for ln in page_lines(single, 1, 0)} == {0}

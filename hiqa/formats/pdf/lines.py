@@ -104,11 +104,19 @@ class FoundHeading:
 
 
 def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list[Line]:
-    """Visual lines of one ``page.get_text("dict")`` result, in content-stream order."""
+    """Visual lines of one ``page.get_text("dict")`` result, in content-stream order.  A line
+    of white space on a row of its own inside a block ends its paragraph (a space between two
+    words of a justified row does not): EDGAR's generator sets a whole page as one
+    block, its paragraphs and headings ("Item 1. Business") parted by lines of no-break spaces.
+    The parts after one get block ids above the page's blocks (``block_base`` + their count)."""
     out: list[Line] = []
-    for b_idx, block in enumerate(page_dict.get("blocks", ())):
+    blocks = page_dict.get("blocks", ())
+    extra = block_base + len(blocks) + 1  # ids for the parts of blocks split at blank lines
+    for b_idx, block in enumerate(blocks):
         if block.get("type", 0) != 0:
             continue
+        ids = [block_base + b_idx]  # a blank line inside a block starts a paragraph of its own
+        blank = False
         # [x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright,
         #  first piece's text if it reads as a term tag else "", x0 of the second piece,
         #  [first span strong, plain letters, letters] of the whole row, first piece's text,
@@ -117,8 +125,14 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
         for line in block.get("lines", ()):
             spans = line.get("spans", ())
             text = "".join(s.get("text", "") for s in spans)
-            if not text.strip():
+            if not text.strip():  # a row of its own, below the text so far: a blank line
+                centre = (line["bbox"][1] + line["bbox"][3]) / 2
+                blank = blank or bool(acc) and centre > max(row[3] for row in acc)
                 continue
+            if blank:
+                ids.append(extra)
+                extra += 1
+                blank = False
             chars = size_w = bold_n = mono_n = italic_n = 0.0
             plain_letters = letters = all_plain = all_letters = 0
             lead: bool | None = None  # is the first non-blank span bold or monospace?
@@ -193,7 +207,7 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                 acc.append(
                     [x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright]
                     + [(tag_text or text) if tagish else "", gap_x, whole]
-                    + [tag_text if gap_x is not None else None, gap, tail_gap]
+                    + [tag_text if gap_x is not None else None, gap, tail_gap, ids[-1]]
                 )
         for row in acc:
             x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright = row[:11]
@@ -209,7 +223,7 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
             out.append(
                 Line(
                     page=page_no,
-                    block=block_base + b_idx,
+                    block=row[17],
                     x0=x0,
                     y0=y0,
                     x1=x1,

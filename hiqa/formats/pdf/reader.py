@@ -246,7 +246,8 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
         scan.margin_pieces.append(margin_pieces(page_dict, height))
         # a borderless table has rows of several pieces; a page of prose has none
         regions = aligned_regions(page_dict) if _multi_piece_rows(lines) >= 3 else []
-        block_base += len(page_dict.get("blocks", ())) + 1
+        block_base = max(block_base + len(page_dict.get("blocks", ())) + 1,
+                         max((ln.block for ln in lines), default=0) + 1)
         del page_dict
         if not lines:
             scan.textless.append(page_no)
