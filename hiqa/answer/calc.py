@@ -119,9 +119,10 @@ class _Cells:
 
     def value(self, item: str, year: str, balance: bool = False) -> float:
         """The cell of ``item``'s row for ``year``, in this document's blocks only: a measure
-        is never computed from two filings' figures.  ``balance``: the item's balance at the
-        year's end (an average or a change between two years), read from the balance sheet
-        before any other statement ("Inventories" is also a cash-flow line, a change)."""
+        is never computed from two filings' figures; with ``strict``, from a financial
+        statement's rows only.  ``balance``: the item's balance at the year's end (an average
+        or a change between two years), read off the balance sheet (with ``strict``, only
+        there), never off the cash-flow statement ("Inventories" there is a change)."""
         item = re.sub(r"^the\s+", "", item.strip(), flags=re.IGNORECASE)
         if (formula := TEXTBOOK.get(item.casefold())) is not None:
             return _Formula(_tokens(formula), lambda p: self.value(p, year, balance)).parse()
@@ -153,7 +154,7 @@ TEXTBOOK = {"ebitda": "operating income + depreciation and amortization"}
 
 def _in_statement(block: Segment) -> bool:
     """Whether ``block`` is inside a financial statement (not a note, not the discussion)."""
-    return bool(families_of(block.path) - {"notes"})
+    return innermost(block.path) not in (None, "notes")
 
 
 def _cells_of(item: str, year: str, segments: Sequence[Segment]) -> list[Figure]:
