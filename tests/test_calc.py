@@ -275,3 +275,17 @@ def test_accounts_receivable_and_payable_by_the_labels_filers_print():
              "accounts payable / FY2017 accounts receivable.")
     found = compute(ratio, [sheet])
     assert found is not None and found.shown() == "2.63"  # 34,616 / 13,164
+
+
+def test_a_row_equal_to_another_filings_row_is_still_its_own():
+    """Adobe's 2015 and 2016 10-Ks both print FY2015's operating income, 903,095; the 2015
+    filing's block came first and the 2016 filing's equal cell was dropped as a repeat, so the
+    2016 filing had no FY2015 operating income for the change asked of it."""
+    growth = "What is the change in operating income from FY2015 to FY2016?"
+    older = block("(in thousands) 2013 2014 2015\n\nOperating income 422,723 412,685 903,095",
+                  "Consolidated Statements of Income", doc="adobe-2015.pdf")
+    newer = block("(in thousands) 2014 2015 2016\n\nOperating income 412,685 903,095 1,493,602",
+                  "Consolidated Statements of Income", doc="adobe-2016.pdf", order=2)
+    found = compute(growth, [older, newer])
+    assert found is not None and found.shown() == "65.4%"
+    assert {o.figure.row.block for o in found.operands} == {2}  # both cells from one filing

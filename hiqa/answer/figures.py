@@ -426,12 +426,14 @@ def pick_figures(question: str, segments: Sequence[Segment],
             context = sum(idf[t] for t in asked & groups[i] - bag)
             scored.append((len(shared) / len(bag), sum(idf[t] for t in shared) + context, i))
     figures: list[Figure] = []
-    seen: set[tuple[str, tuple[str, ...]]] = set()
+    seen: set[tuple[str, str, tuple[str, ...]]] = set()
     for *_, i in sorted(scored, key=lambda s: (-s[0], -s[1], s[2])):
         row = found[i]
         columns = tuple(c for c in sorted(row.years.index(y) for y in wanted if y in row.years)
                         if c < len(row.values)) or (0,)
-        key = (row.label.casefold(), tuple(row.values[c] for c in columns))
+        # the same row twice (overlapping blocks) once; two filings' equal rows are two rows
+        key = (segments[row.block - 1].doc_id, row.label.casefold(),
+               tuple(row.values[c] for c in columns))
         if key in seen:
             continue
         seen.add(key)
