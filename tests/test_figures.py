@@ -211,6 +211,10 @@ def test_a_header_printed_a_date_per_line_heads_the_rows_below_it():
         "1,287,482")
     fiscal = "Fiscal\n\n2015 Fiscal\n\n2014\nNet cash provided by operating activities … 1,469.5 1,287.5"
     assert rows([segment(fiscal)])[0].years == ("2015", "2014")
+    last_joined = ("Years Ended\n\nDecember 1,\n\n2017 December 2,\n\n2016 November 27,\n\n2015 Cash "
+                   "flows from operating activities:\n\nNet cash provided by operating activities "
+                   "2,912,853 2,199,728 1,469,502")  # the last year begins the next line
+    assert rows([segment(last_joined)])[0].years == ("2017", "2016", "2015")
     prose = ("Revenue grew in fiscal 2015.\n\nIt fell in 2014.\n\nNet cash provided by operating "
              "activities … 1,469.5 1,287.5")
     assert rows([segment(prose)]) == []

@@ -184,7 +184,8 @@ def _stacked(text: str) -> list[str]:
     its years: "August 29," / "2021" / "August 30," / "2020" (or "Fiscal" / "2015 Fiscal" /
     "2014") read as "2021 2020".  A run of lines that hold nothing but dates and header words
     ("52 Weeks Ended", "(amounts in millions)"), with two years or more, is joined wherever it
-    ends: at the rows, at a table, or at the end of a piece whose table is the next piece."""
+    ends: at the rows, at a table, or at the end of a piece whose table is the next piece; a
+    year that begins the line after the run is the header's last ("2015 Cash flows from …")."""
     out: list[str] = []
     run: list[int] = []  # positions in ``out`` of the header-like lines since the last other
 
@@ -200,10 +201,18 @@ def _stacked(text: str) -> list[str]:
         if header_only(line) and not _years(line):
             run.append(len(out))
         elif line.strip():
+            last = _LAST_YEAR.match(line) if run else None
+            if last:  # the header's last year begins the first row's line ("2015 Cash flows …")
+                out.append(last.group(1))
+                run.append(len(out) - 1)
+                line = line[last.end():]
             join()
         out.append(line)
     join()
     return out
+
+
+_LAST_YEAR = re.compile(r"^\s*((?:19|20)\d\d)\s+(?=[A-Za-z(])")
 
 
 def _caption(path: Sequence[str]) -> str:
