@@ -629,3 +629,23 @@ def test_a_blank_line_inside_a_block_ends_its_paragraph():
     single = {"blocks": [{"type": 0, "lines": [line(60, "One paragraph,"),
                                                line(71, "on two lines.")]}]}
     assert {ln.block for ln in page_lines(single, 1, 0)} == {0}
+
+
+def test_a_statement_caption_read_as_a_term_is_a_sibling_of_the_others():
+    """General Mills' type made its cash-flow caption a definition term, so the statement sat
+    under the balance sheet (a term is one level below the heading before it): a caption is a
+    heading one level below its Item, whatever the parser made of it."""
+    from hiqa.formats.structure import _statement_captions
+
+    events = [Heading(1, "Item 8. Financial Statements", 3),
+              Block("text", "Consolidated Balance Sheets", 4),
+              Block("text", "Total assets 30,111.2 30,624.0", 4),
+              Heading(0, "Consolidated Statements of Cash Flows", 5, "term"),
+              Block("text", "Net earnings 1,786.2 2,163.0", 5),
+              Heading(0, "Net earnings", 5, "term"), Block("text", "As reported.", 5)]
+    out = _statement_captions(events, dict.fromkeys(range(len(events)), 1))
+    heads = [(e.level, e.title, e.kind) for e in out if isinstance(e, Heading)]
+    assert heads == [(1, "Item 8. Financial Statements", "heading"),
+                     (2, "Consolidated Balance Sheets", "heading"),
+                     (2, "Consolidated Statements of Cash Flows", "heading"),
+                     (0, "Net earnings", "term")]  # a term that is no caption stays one

@@ -214,7 +214,10 @@ def _statement_captions(events: list[Event], items: dict[int, int]) -> list[Even
     already open (its "(continued)" page), and the notes' caption after its first time (it
     runs at the head of every page of the notes, between the notes' own headings).  Inside a
     filing's Item (``items``: the Item's level at each position, ``formats.form``) a caption is
-    one level below the Item, whatever heading the auditor's report above it got."""
+    one level below the Item, whatever heading the auditor's report above it got, and so is a
+    caption the type made a heading or a definition term: the statements are siblings (General
+    Mills' cash flows, a term, came out under its balance sheet, its comprehensive income under
+    its earnings)."""
     out: list[Event] = []
     level = 0
     open_caption = ""
@@ -225,18 +228,22 @@ def _statement_captions(events: list[Event], items: dict[int, int]) -> list[Even
                 level, open_caption = ev.level, ""
             else:
                 open_caption = caption_key(ev.title)
-        if not (isinstance(ev, Block) and ev.kind == "text"):
+                if i in items and ev.level != items[i] + 1:  # statements are siblings
+                    ev = Heading(items[i] + 1, ev.title, ev.page, ev.kind, ev.raw)
+        term = isinstance(ev, Heading) and ev.kind == "term"
+        if not (isinstance(ev, Block) and ev.kind == "text" or term):
             out.append(ev)
             continue
-        name = family(ev.text)
-        key = caption_key(ev.text) if name else ""
+        text = ev.title if isinstance(ev, Heading) else ev.text
+        name = family(text)
+        key = caption_key(text) if name else ""
         if (name is None or key == open_caption or (name == "notes" and notes_seen)
                 or family(_following(events, i)) is not None):
             out.append(ev)
             continue
         notes_seen = notes_seen or name == "notes"
         open_caption = key
-        out.append(Heading(items.get(i, level) + 1, " ".join(ev.text.split()), ev.page,
+        out.append(Heading(items.get(i, level) + 1, " ".join(text.split()), ev.page,
                            "heading"))
     return out
 
