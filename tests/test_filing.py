@@ -594,9 +594,9 @@ def test_a_statements_header_or_row_is_no_definition_term(text, term):
     "2021" and "INCOME BEFORE INCOME TAXES 6,680 …" became terms of the statements' paths);
     a name is still a term, a month alone too ("MAY" in a standard's glossary), a number alone
     (an exit status, an exhibit's number)."""
-    from hiqa.formats.pdf.reader import _term_text
+    from hiqa.formats.pdf.terms import term_text
 
-    assert _term_text(text) is term
+    assert term_text(text) is term
 
 
 def test_a_blank_line_inside_a_block_ends_its_paragraph():
@@ -620,9 +620,9 @@ def test_a_blank_line_inside_a_block_ends_its_paragraph():
         {"type": 0, "lines": [line(700, "2")]}]}
     lines = page_lines(page, 2, block_base=10)
     blocks = [ln.block for ln in lines]
-    assert [ln.text for ln in lines][:4] == ["PART I", "This report contains forward-looking "
-                                             "statements.", "They involve risks.",
-                                             "Item 1. Business"]
+    assert [ln.text for ln in lines][:4] == [
+        "PART I", "This report contains forward-looking statements.", "They involve risks.",
+        "Item 1. Business"]
     assert blocks[0] == 10 and blocks[1] == blocks[2] != blocks[0]  # a paragraph of two lines
     assert len(set(blocks[:5])) == 4 and blocks[5] == 11  # the page number's own block
     assert min(blocks[1:5]) > 10 + len(page["blocks"])  # above the page's block ids

@@ -67,11 +67,10 @@ from hiqa.formats.pdf.tables import (
     extract_tables,
     ruled_area,
 )
-from hiqa.formats.pdf.terms import find_terms
+from hiqa.formats.pdf.terms import find_terms, term_text
 from hiqa.formats.pdf.title import choose_pdf_title, running_title
 from hiqa.formats.pdf.toc import find_toc, page_ranges
-from hiqa.formats.statements import figure_row, header_only
-from hiqa.formats.structure import Event, build_document, is_term_text
+from hiqa.formats.structure import Event, build_document
 from hiqa.model import Block, Document, Heading
 
 _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
@@ -162,7 +161,7 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
         source,
     )
     figures = caption_unlabelled(scan.figures, lines)
-    terms = find_terms(lines, _term_text, (h.anchor for h in headings))
+    terms = find_terms(lines, term_text, (h.anchor for h in headings))
     events = add_references(_events(lines, headings, scan.tables, figures, terms))
     return build_document(
         doc_id=doc_id,
@@ -588,15 +587,4 @@ def _paragraph(lines: Sequence[Line]) -> str:
     if text.startswith("#"):
         text = "\\" + text
     return text
-
-
-def _term_text(text: str) -> bool:
-    """A term the PDF's type suggests (``is_term_text``), unless it is a statement's column
-    header ("2021", "52 Weeks Ended") or one of its rows ("INCOME BEFORE INCOME TAXES 6,680
-    5,367 4,765"), which a bold first column sets apart as a term is set.  A header holds a
-    year, a unit or a period: a number alone is an exit status's or an exhibit's term ("0",
-    "3.1"), a month alone a glossary's ("MAY")."""
-    header = header_only(text) and re.search(
-        r"\b(?:19|20)\d\d\b|millions|thousands|billions|weeks|months|ended", text, re.IGNORECASE)
-    return is_term_text(text) and not header and not figure_row(text)
 

@@ -1,8 +1,10 @@
 """Definition terms in PDF text (issue #17): a short bold or monospace tag with its
-description indented deeper, or a roman tag set apart by a tab (``find_terms``)."""
+description indented deeper, or a roman tag set apart by a tab (``find_terms``); what the PDF's
+type may not make a term (``term_text``)."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -16,6 +18,8 @@ from hiqa.formats.pdf.lines import (
     Line,
     _prose,
 )
+from hiqa.formats.statements import figure_row, header_only
+from hiqa.formats.structure import is_term_text
 
 # ---------------------------------------------------------------------------------------------
 # Definition terms (issue #17)
@@ -213,3 +217,14 @@ def _next_body(lines: Sequence[Line], i: int) -> Line | None:
         if ln.role != FURNITURE:
             return None
     return None
+
+
+def term_text(text: str) -> bool:
+    """A term the PDF's type suggests (``is_term_text``), unless it is a statement's column
+    header ("2021", "52 Weeks Ended") or one of its rows ("INCOME BEFORE INCOME TAXES 6,680
+    5,367 4,765"), which a bold first column sets apart as a term is set.  A header holds a
+    year, a unit or a period: a number alone is an exit status's or an exhibit's term ("0",
+    "3.1"), a month alone a glossary's ("MAY")."""
+    header = header_only(text) and re.search(
+        r"\b(?:19|20)\d\d\b|millions|thousands|billions|weeks|months|ended", text, re.IGNORECASE)
+    return is_term_text(text) and not header and not figure_row(text)
