@@ -488,23 +488,23 @@ def earlier_sections(parts: Parts, seg: Segment, count: int) -> list[Segment]:
     sections before it in its document, nearest first: where a statement's column header is
     printed once, above rows that its row groups split into sections of their own, or in the
     lines before a table that is a piece of its own ("December 31, / 2021 2020")."""
-    own: list[Segment] = []
-    version = str(parts.registry.documents.get(seg.doc_id, {}).get("hash", ""))
-    if seg.piece > 0 and version and seg.strategy != "fixed":
-        ids = [segment_id(seg.doc_id, seg.strategy, seg.order, p, version)
-               for p in range(seg.piece - 1, -1, -1)]
-        found = fetch(parts, derived(parts), ids)
-        own = [found[i] for i in ids if i in found]
-    return own + sections_at(parts, seg, range(seg.order - 1, max(-1, seg.order - 1 - count), -1))
+    own = [(seg.order, p) for p in range(seg.piece - 1, -1, -1)]
+    before = [(o, 0) for o in range(seg.order - 1, max(-1, seg.order - 1 - count), -1)]
+    return _pieces_at(parts, seg, own + before)
 
 
 def sections_at(parts: Parts, seg: Segment, orders: Sequence[int]) -> list[Segment]:
     """The first pieces of the sections of ``seg``'s document at ``orders``, in that order."""
+    return _pieces_at(parts, seg, [(order, 0) for order in orders if order >= 0])
+
+
+def _pieces_at(parts: Parts, seg: Segment, places: Sequence[tuple[int, int]]) -> list[Segment]:
+    """The pieces of ``seg``'s document at ``places`` (section order, piece), in that order,
+    read in one fetch; none for a ``fixed`` window or an unregistered document."""
     version = str(parts.registry.documents.get(seg.doc_id, {}).get("hash", ""))
     if not version or seg.strategy == "fixed":
         return []
-    ids = [segment_id(seg.doc_id, seg.strategy, order, 0, version) for order in orders
-           if order >= 0]
+    ids = [segment_id(seg.doc_id, seg.strategy, order, piece, version) for order, piece in places]
     found = fetch(parts, derived(parts), ids)
     return [found[i] for i in ids if i in found]
 
