@@ -2,13 +2,15 @@
 
     apt-get install -y --no-install-recommends texlive-latex-recommended-doc texlive-bibtex-extra \
         texlive-metapost-doc          # among others: the sample is drawn from what is installed
-    python bench/make_texlive_sample.py DIR [--n 40] [--seed 7]
+    python bench/make_texlive_sample.py DIR [--n 40] [--seed 7] [--disjoint-from 7]
     python bench/bench_structure.py --cases DIR
 
 Held-out data for PDF structure (docs/pdf-structure.md): nobody chose these files. Every PDF
 under ``/usr/share/doc/texlive-doc`` with 5 to 300 pages and an outline of 8 entries or more is
 a candidate; ``--n`` of them are drawn with ``--seed``, and ``make_pdf_cases.py`` (shared bench)
-copies each without its outline and keeps the outline as the gold.  LaTeX manuals by hundreds
+copies each without its outline and keeps the outline as the gold.  ``--disjoint-from SEED``
+leaves out the files the draw with SEED took: a second sample, drawn before a change and run
+only to check it, shares no file with the one the change was decided on.  LaTeX manuals by hundreds
 of authors and classes: the outline is hyperref's, a faithful gold as a rule.
 """
 from __future__ import annotations
@@ -42,10 +44,18 @@ def main() -> None:
     ap.add_argument("outdir", type=Path)
     ap.add_argument("--n", type=int, default=40)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--disjoint-from", type=int, action="append", default=[], metavar="SEED",
+                    help="leave out the files the draw with SEED takes (repeatable)")
     a = ap.parse_args()
     if not ROOT.is_dir():
         raise SystemExit(f"{ROOT} is missing: install Debian's texlive-*-doc packages")
     pool = candidates()
+    taken: set[Path] = set()
+    for seed in a.disjoint_from:
+        other = list(pool)
+        random.Random(seed).shuffle(other)
+        taken.update(other[: a.n])
+    pool = [pdf for pdf in pool if pdf not in taken]
     random.Random(a.seed).shuffle(pool)
     sample = pool[: a.n]
     args = [arg for pdf in sample for arg in ("--pdf", str(pdf))]
