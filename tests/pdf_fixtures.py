@@ -814,6 +814,58 @@ def form_filing_pdf(folder: Path) -> Path:
     return _save(doc, folder / "acme-form-10-K.pdf")
 
 
+def statements_after_items_pdf(folder: Path) -> Path:
+    """A 10-K that answers Item 8 with a reference and prints its statements after Part IV, as
+    Corning, Netflix and Activision Blizzard do: Item 8 says where they are, Items 9 to 16
+    follow, then the signatures, then the statements' own index, the auditor's report and the
+    statements, each caption with its owner after it on its line ("Consolidated Balance Sheets
+    Acme Widgets, Inc. and Subsidiary Companies"), and the notes.  Pages: 1 Part II, 2 Part IV
+    and the signatures, 3 the index and the report, 4 income, 5 balance sheet, 6 notes."""
+    doc = pymupdf.open()
+    w = Writer(doc)
+    w.new_page()
+    w.heading("PART I", 1)
+    for item in ("Item 1. Business", "Item 1A. Risk Factors", "Item 2. Properties"):
+        w.heading(item, 2)
+        w.paragraph("Acme designs and sells widgets to hardware stores.")
+    w.heading("PART II", 1)
+    w.heading("Item 7. Management's Discussion and Analysis", 2)
+    w.paragraph("Revenue grew on higher widget volumes.")
+    w.heading("Item 8. Financial Statements and Supplementary Data", 2)
+    w.paragraph("The response to this Item 8 is included in our audited consolidated financial "
+                "statements, which are contained in Part IV, Item 15 of this report.")
+    w.heading("Item 9. Changes in and Disagreements with Accountants", 2)
+    w.paragraph("None.")
+    w.new_page()
+    w.heading("PART IV", 1)
+    w.heading("Item 15. Exhibits", 2)
+    w.paragraph("The exhibits are listed in the exhibit index.")
+    w.heading("Item 16. Form 10-K Summary", 2)
+    w.paragraph("None.")
+    w.heading("Signatures", 3)
+    w.paragraph("Pursuant to the requirements of the Securities Exchange Act of 1934, the "
+                "registrant has duly caused this report to be signed.")
+    w.new_page()
+    w.heading("Index to Financial Statements", 3)
+    w.paragraph("Report of Independent Registered Public Accounting Firm 3")
+    w.paragraph("Consolidated Statements of Income 4")
+    w.heading("Report of Independent Registered Public Accounting Firm", 3)
+    w.paragraph("We have audited the accompanying balance sheets of Acme Widgets, Inc.")
+    owner = "Acme Widgets, Inc. and Subsidiary Companies"
+    for caption, rows in (
+            ("Consolidated Statements of Income", [["", "2022", "2021"],
+                                                   ["Net sales", "9,120", "8,450"]]),
+            ("Consolidated Balance Sheets", [["", "2022", "2021"],
+                                             ["Total current assets", "6,530", "6,010"]])):
+        w.new_page()
+        w.paragraph(f"{caption} {owner}")
+        w.table(rows)
+    w.new_page()
+    w.paragraph("Notes to Consolidated Financial Statements")
+    w.paragraph("1. Summary of Significant Accounting Policies: widgets are valued at cost.")
+    return _save(doc, folder / "acme-after-10-K.pdf")
+
+
 def contents_filing_pdf(folder: Path) -> Path:
     """A 10-K whose printed contents (dot leaders, page numbers) lists its Parts and Items and
     nothing inside them, and whose Items hold sub-headings set only in bold at body size, as

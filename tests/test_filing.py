@@ -12,6 +12,7 @@ from pdf_fixtures import (
     form_filing_pdf,
     printed_toc_pdf,
     ruled_statement_pdf,
+    statements_after_items_pdf,
     statements_filing_pdf,
 )
 
@@ -198,6 +199,11 @@ def test_a_footer_that_flows_with_the_text_is_not_text(tmp_path):
     ("• Cash and cash equivalents Consolidated Balance Sheets", None),
     ("Amounts recognized in the balance sheets", None),
     ("Off-Balance Sheet Arrangements", None),
+    # the owner printed after the caption on its line, as Corning sets it
+    ("Consolidated Balance Sheets Corning Incorporated and Subsidiary Companies", "balance sheet"),
+    ("Consolidated Statements of Cash Flows (continued) Acme Inc. and Subsidiaries", "cash flows"),
+    ("Corning Incorporated and Subsidiary Companies", None),
+    ("Investments in subsidiaries and affiliates", None),
 ])
 def test_statement_captions_by_their_grammar(text, expected):
     assert statements.family(text) == expected
@@ -284,6 +290,27 @@ def test_parts_and_items_head_a_filing_whatever_its_producer_made_of_them(tmp_pa
         (3, "Consolidated Balance Sheets"),  # the Item's statement, not the report's
     ]
     assert "SECURITIES AND EXCHANGE COMMISSION" in doc.markdown  # kept, as text
+
+
+def test_statements_printed_after_part_iv_are_item_8s(tmp_path):
+    """A 10-K may answer Item 8 with a reference and print its statements after Part IV: they
+    go under Item 8 again (its Part and title repeated where their pages open), not under Item
+    16 or the signatures, and each caption names its statement though its owner follows it."""
+    doc = parse_pdf(statements_after_items_pdf(tmp_path), "acme")
+    heads = [(s.level, s.title, s.pages) for s in doc.sections if s.level]
+    assert heads[10:] == [
+        (2, "Item 16. Form 10-K Summary", (2,)),
+        (3, "Signatures", (2,)),
+        (1, "PART II", (3,)),
+        (2, "Item 8. Financial Statements and Supplementary Data", (3,)),
+        (3, "Index to Financial Statements", (3,)),
+        (3, "Report of Independent Registered Public Accounting Firm", (3,)),
+        (3, "Consolidated Statements of Income Acme Widgets, Inc. and Subsidiary Companies", (4,)),
+        (3, "Consolidated Balance Sheets Acme Widgets, Inc. and Subsidiary Companies", (5,)),
+        (3, "Notes to Consolidated Financial Statements", (6,)),
+    ]
+    balance = next(s for s in doc.sections if s.title.startswith("Consolidated Balance"))
+    assert statements.innermost(doc.path_of(balance)) == "balance sheet"
 
 
 def test_a_filings_contents_lists_its_items_and_its_type_sets_what_is_inside_them(tmp_path):
@@ -649,3 +676,27 @@ def test_a_statement_caption_read_as_a_term_is_a_sibling_of_the_others():
                      (2, "Consolidated Balance Sheets", "heading"),
                      (2, "Consolidated Statements of Cash Flows", "heading"),
                      (0, "Net earnings", "term")]  # a term that is no caption stays one
+
+
+def test_a_statements_name_inside_the_notes_is_no_caption():
+    """Activision Blizzard's fair-value table heads a column "Balance Sheet / Classification":
+    read as the balance sheet's caption, it made forty pages of notes a balance sheet.  Once
+    the notes have begun, a statement captioned before them is not captioned again; the notes'
+    running caption is not either, and a statement first captioned after them still is."""
+    from hiqa.formats.structure import _statement_captions
+
+    events = [Heading(1, "Item 8. Financial Statements", 3),
+              Block("text", "Consolidated Balance Sheets", 4),
+              Block("text", "Total assets 30,111.2 30,624.0", 4),
+              Heading(2, "Notes to Consolidated Financial Statements", 5),
+              Block("text", "Fair value measurements on a recurring basis.", 6),
+              Block("text", "Balance Sheet", 6),
+              Block("text", "Classification Money market funds 5,320", 6),
+              Block("text", "Notes to Consolidated Financial Statements (continued)", 7),
+              Block("text", "Condensed Statements of Cash Flows", 8),
+              Block("text", "Net cash from operations 1,200", 8)]
+    out = _statement_captions(events, dict.fromkeys(range(len(events)), 1))
+    heads = [(e.level, e.title) for e in out if isinstance(e, Heading)]
+    assert heads == [(1, "Item 8. Financial Statements"), (2, "Consolidated Balance Sheets"),
+                     (2, "Notes to Consolidated Financial Statements"),
+                     (2, "Condensed Statements of Cash Flows")]

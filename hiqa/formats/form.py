@@ -117,6 +117,7 @@ def form_structure(events: Sequence[Event]) -> tuple[list[Event], dict[int, int]
     chain = _longest_run(found)
     if sum(1 for m in chain if m.key[1] >= 0) < MIN_ITEMS:
         return list(events), {}
+    chain = [*chain, *_statements_after_items(events, chain)]
     first = chain[0].at
     titled = {ev.page for ev in events[:first]
               if _text(ev).casefold().strip() in ("contents", "table of contents")
@@ -124,6 +125,42 @@ def form_structure(events: Sequence[Event]) -> tuple[list[Event], dict[int, int]
     front = max((p for p in contents | titled if p < events[first].page),
                 default=min(ev.page for ev in events))
     return _relevel(events, chain, front)
+
+
+_STATEMENTS_FRONT = ("report of independent registered public accounting firm",
+                     "index to financial statements", "index to consolidated financial statements")
+"""How the financial-statement pages open: the auditor's report, whose title the PCAOB's
+standard fixes (AS 3101), or their own index."""
+
+
+def _statements_after_items(events: Sequence[Event], chain: list[Mark]) -> list[Mark]:
+    """Marks that put back under Item 8 financial statements printed after the form's last
+    Item: a 10-K may answer Item 8 with a reference ("contained in Part IV, Item 15") and set
+    its statements and notes on pages of their own at the end.  They are Item 8's answer, so
+    they go under it (its Part and its title again, where they start: their index or the
+    auditor's report, else the first statement's caption) instead of under Item 15 or 16.
+    Nothing when Item 8 holds a statement's caption itself or none follows the last Item."""
+    eight = next((m for m in chain if m.key[1] == 8 and m.key[2:] == (0, 0)), None)
+    if eight is None or eight is chain[-1]:
+        return []
+    after = chain[chain.index(eight) + 1].at
+    if any(_primary(events[i]) for i in range(eight.at, after)):
+        return []
+    last = chain[-1].at
+    first = next((i for i in range(last + 1, len(events)) if _primary(events[i])), None)
+    if first is None:
+        return []
+    start = next((i for i in range(last + 1, first)
+                  if any(f in _text(events[i]).casefold() for f in _STATEMENTS_FRONT)), first)
+    part = next((m for m in chain if m.key == (eight.key[0], -1, 0, 0)), None)
+    return [*([Mark(start, part.key, part.title)] if part else []),
+            Mark(start, eight.key, eight.title)]
+
+
+def _primary(ev: Event) -> bool:
+    """A primary statement's caption (the notes' is not one: it is also named in passing)."""
+    name = family(_text(ev))
+    return name is not None and name != "notes"
 
 
 def _contents_pages(events: Sequence[Event], found: list[Mark]) -> set[int]:
@@ -198,6 +235,9 @@ def _relevel(events: Sequence[Event], chain: list[Mark], front: int
                 out.append(Heading(mark_level, title, ev.page, "heading"))
             stretch = i
             item_open = mark_level if mark_level == item_level else 0
+            if not label(_text(ev)):  # a mark set before an event (the statements' Item 8)
+                out.append(ev if not isinstance(ev, Heading) or ev.kind != "heading" else
+                           Heading(mark_level + 1, ev.title, ev.page, "heading", ev.raw))
         elif cover(i, ev):
             assert isinstance(ev, Heading)
             out.append(Block("text", ev.raw.strip() or ev.title, ev.page))

@@ -59,6 +59,10 @@ _NOT_OWNER = frozenset(["of", "the", "to", "in", "on", "for", "from", "and", "or
 _TAIL = re.compile(r"\s*(?:\((?:continued|unaudited|loss|deficit|in [^)]*|[^)]*\b(?:millions|"
                    r"thousands|billions)\b[^)]*)\)|[-–—]\s*continued|continued)\s*$",
                    re.IGNORECASE)
+# the company printed after a caption on its line, in the conventional owner phrase
+# ("Consolidated Balance Sheets Corning Incorporated and Subsidiary Companies")
+_OWNER_AFTER = re.compile(r"(?:[\w&.,'’-]+\s+){1,7}and\s+(?:its\s+)?(?:consolidated\s+)?"
+                          r"subsidiar(?:y\s+companies|ies)", re.IGNORECASE)
 _MAX_WORDS = 16
 
 
@@ -90,12 +94,25 @@ def family(text: str) -> str | None:
     return None
 
 
+def _without_owner(line: str) -> str:
+    """``line`` without the owner phrase after a statement's name, when it has one."""
+    words = line.split()
+    for k in range(len(words) - 2, 0, -1):
+        head = _TAIL.sub("", " ".join(words[:k]))
+        if (_OWNER_AFTER.fullmatch(" ".join(words[k:]))
+                and any(m.end() == len(head) for _, pattern, _ in _FAMILIES
+                        for m in pattern.finditer(head.casefold()))):
+            return head
+    return line
+
+
 def caption_key(text: str) -> str:
-    """A caption as compared with the captions before it: "(continued)" and the like set
-    aside, case and spacing folded."""
+    """A caption as compared with the captions before it: "(continued)" and the like and an
+    owner printed after it ("… Corning Incorporated and Subsidiary Companies") set aside, case
+    and spacing folded."""
     core, previous = " ".join(text.split()), ""
     while core != previous:
-        core, previous = _TAIL.sub("", core), core
+        core, previous = _without_owner(_TAIL.sub("", core)), core
     return core.casefold().replace("’", "'")
 
 

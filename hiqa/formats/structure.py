@@ -217,16 +217,23 @@ def _statement_captions(events: list[Event], items: dict[int, int]) -> list[Even
     one level below the Item, whatever heading the auditor's report above it got, and so is a
     caption the type made a heading or a definition term: the statements are siblings (General
     Mills' cash flows, a term, came out under its balance sheet, its comprehensive income under
-    its earnings)."""
+    its earnings).  Nor, once the notes have begun, is the name of a statement captioned before
+    them: in the notes it is a table's column head ("Balance Sheet / Classification" over a
+    fair-value table) or a mention, and the notes go on."""
     out: list[Event] = []
     level = 0
     open_caption = ""
     notes_seen = False
+    captioned: set[str] = set()  # the statements captioned before the notes
     for i, ev in enumerate(events):
         if isinstance(ev, Heading) and ev.kind == "heading":
-            if family(ev.title) is None:
+            name = family(ev.title)
+            if name is None:
                 level, open_caption = ev.level, ""
             else:
+                notes_seen = notes_seen or name == "notes"
+                if not notes_seen:
+                    captioned.add(name)
                 open_caption = caption_key(ev.title)
                 if i in items and ev.level != items[i] + 1:  # statements are siblings
                     ev = Heading(items[i] + 1, ev.title, ev.page, ev.kind, ev.raw)
@@ -238,10 +245,13 @@ def _statement_captions(events: list[Event], items: dict[int, int]) -> list[Even
         name = family(text)
         key = caption_key(text) if name else ""
         if (name is None or key == open_caption or (name == "notes" and notes_seen)
+                or (notes_seen and name in captioned)
                 or family(_following(events, i)) is not None):
             out.append(ev)
             continue
         notes_seen = notes_seen or name == "notes"
+        if not notes_seen:
+            captioned.add(name)
         open_caption = key
         out.append(Heading(items.get(i, level) + 1, " ".join(text.split()), ev.page,
                            "heading"))
