@@ -289,3 +289,18 @@ def test_a_row_equal_to_another_filings_row_is_still_its_own():
     found = compute(growth, [older, newer])
     assert found is not None and found.shown() == "65.4%"
     assert {o.figure.row.block for o in found.operands} == {2}  # both cells from one filing
+
+
+def test_a_measure_named_without_its_formula_is_computed_by_the_textbook_s():
+    """"Does Corning have positive working capital?": the question names the measure and
+    defines nothing; working capital is current assets less current liabilities, computed
+    from the balance sheet's rows with the formula shown.  A "working capital ratio" is the
+    ratio, not the difference; a question's own definition wins over the textbook's."""
+    found = compute("Does Amazon have positive working capital based on FY2017 data?", CONTEXT)
+    assert found is not None and found.value == 60_197 - 57_883
+    assert found.formula == "total current assets - total current liabilities"
+    ratio = compute("What is Amazon's FY2017 working capital ratio?", CONTEXT)
+    assert ratio is not None and ratio.value == pytest.approx(60_197 / 57_883)
+    defined = compute("What is Amazon's FY2017 working capital? Define working capital as "
+                      "total current assets.", CONTEXT)
+    assert defined is not None and defined.value == 60_197

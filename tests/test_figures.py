@@ -72,6 +72,15 @@ def test_the_question_picks_row_and_year():
         "Other (income) expense, net, 2019: (78)")  # no year named: the latest column
 
 
+def test_a_label_in_the_past_tense_meets_the_question_s_verb():
+    """"Dividends paid" is what a company "paid out" or "pays" in dividends: the stemmer keeps
+    the irregular "paid" apart from "pay", so the row held half the label's words only."""
+    segs = [segment("CONSOLIDATED STATEMENTS OF CASH FLOWS\n\n(In millions) 2020 2019\n\n"
+                    "Dividends paid (389) (353)\n\nNet cash used in financing activities (12) 40")]
+    assert texts("How much did the company pay out in cash dividends in FY2020?", segs)[0] \
+        .startswith("Dividends paid, 2020: (389)")
+
+
 def test_no_figure_without_a_period_header_or_a_matching_row():
     man = segment("-n, --lines 10\n\nprint the first 10 lines\n\nVersion 3.2 1 2\n",
                   source="head.1.md", pages=())

@@ -147,9 +147,18 @@ class _Cells:
         raise self.missing
 
 
-TEXTBOOK = {"ebitda": "operating income + depreciation and amortization"}
+TEXTBOOK = {"ebitda": "operating income + depreciation and amortization",
+            "working capital": "total current assets - total current liabilities",
+            "current ratio": "total current assets / total current liabilities",
+            "working capital ratio": "total current assets / total current liabilities"}
 """Measures analysts name without defining, by the formula of the statements' own lines
-(unadjusted EBITDA: operating income plus the cash-flow statement's D&A)."""
+(unadjusted EBITDA: operating income plus the cash-flow statement's D&A; working capital:
+current assets less current liabilities).  A question's own definition always wins.  Not
+here: measures of cash-flow lines (a payout or retention ratio), which filers print as outflows
+in parentheses, signed as no textbook writes them."""
+_TEXTBOOK_NAME = re.compile(r"\b(?:" + "|".join(sorted(
+    (re.escape(n) for n in TEXTBOOK if n != "ebitda"), key=len, reverse=True)) + r")\b",
+    re.IGNORECASE)
 
 
 def _in_statement(block: Segment) -> bool:
@@ -169,12 +178,15 @@ CANDIDATE_ROWS = 24
 
 def _defined(question: str) -> dict[str, tuple[str, str]]:
     """The measures a question defines, by name (case-folded): (the name as written, the
-    formula text), the first definition of a name kept, in the question's order."""
+    formula text), the first definition of a name kept, in the question's order; then those it
+    names without defining that have a textbook formula (``TEXTBOOK``)."""
     out: dict[str, tuple[str, str]] = {}
     for m in _DEFINED.finditer(question):
         name = (m.group("a") or m.group("b") or "").strip(" :")
         name = re.sub(r"^(?:the|and|then|also)\s+", "", name, flags=re.IGNORECASE)
         out.setdefault(name.casefold(), (name, m.group("expr").strip()))
+    for m in _TEXTBOOK_NAME.finditer(question):  # named, not defined: the textbook's formula
+        out.setdefault(m.group(0).casefold(), (m.group(0), TEXTBOOK[m.group(0).casefold()]))
     return out
 
 

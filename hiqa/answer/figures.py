@@ -369,8 +369,14 @@ def rows_table(segment: Segment) -> str:
     return "\n".join(lines)
 
 
+_IRREGULAR = {"paid": "pay", "sold": "sell", "held": "hold", "bought": "buy", "spent": "spend",
+              "lent": "lend", "made": "make", "won": "win", "lost": "lose"}
+"""Past forms the stemmer leaves apart from their verb: a statement prints "Dividends paid",
+the question asks what the company "paid out" or "pays" in dividends."""
+
+
 def _stems(text: str) -> set[str]:
-    return {t for t in terms(text) if t.isalpha() and len(t) > 1}
+    return {_IRREGULAR.get(t, t) for t in terms(text) if t.isalpha() and len(t) > 1}
 
 
 def _named_items(question: str) -> list[re.Pattern[str]]:
