@@ -67,6 +67,7 @@ def test_a_bold_bar_opening_a_page_without_headings_is_its_title_and_its_links_a
                                                           (2, "Data")]
     assert "/usr/lib/queue.py" not in doc.markdown
     assert fidelity(doc).evidence == "typography"
+    assert fidelity(doc).summary.endswith("from typography (bold lines, banner cells, styled blocks)")
 
 
 def test_a_page_opening_with_prose_has_no_opening_bar():

@@ -9,6 +9,7 @@ import pytest
 
 from hiqa.errors import DocumentError, EncryptedDocumentError, ScannedDocumentError
 from hiqa.formats import load_document
+from hiqa.formats.fidelity import fidelity
 from hiqa.formats.pdf.lines import numbering_depth, strip_numbering
 from hiqa.formats.pdf.reader import parse_pdf
 from hiqa.model import Document, Section
@@ -67,6 +68,8 @@ def test_outline_splits_body_between_sections(tmp_path: Path) -> None:
 def test_numbered_headings_levels_and_paths(tmp_path: Path) -> None:
     doc = _parse(fx.numbered_pdf(tmp_path))
     assert doc.metadata["headings_from"] == "layout"
+    # the fidelity report names the evidence as for an HTML page styled the same way (#44 item 3)
+    assert fidelity(doc).summary.endswith("from typography (font sizes, weights and numbering)")
     assert _outline(doc) == [
         (1, "Preface", 1),
         (1, "1 Getting Started", 1),

@@ -3,7 +3,8 @@
 
 HCA is only as good as the tree it is given, and a user cannot see a PDF's tree go wrong
 until answers do.  The report says which evidence the tree came from (the PDF's outline, its
-printed table of contents, its font styles and numbering, or the source's markup), how many
+printed table of contents, its typography -- font sizes, weights and numbering in a PDF, styled
+blocks in an HTML page without heading elements -- or the source's markup), how many
 headings sit at each level, which pages were set aside as a table of contents or an index
 (they give no segments), and warns when the tree looks wrong: the reasons of
 ``llm_format.structure_confidence`` (the score ``--llm-format auto`` acts on: no headings, one
@@ -23,8 +24,8 @@ from hiqa.model import Document
 EVIDENCE = {
     "outline": "the PDF's outline (bookmarks)",
     "toc": "the printed table of contents",
-    "layout": "font styles and numbering",
-    "typography": "how the page sets its headings (bold lines, banner cells, styled blocks)",
+    "layout": "typography (font sizes, weights and numbering)",
+    "typography": "typography (bold lines, banner cells, styled blocks)",
     "markup": "the source's markup",
 }
 _DENSE_LINES = 3  # a heading for fewer body lines than this, on average, is suspect
