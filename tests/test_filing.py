@@ -700,3 +700,36 @@ def test_a_statements_name_inside_the_notes_is_no_caption():
     assert heads == [(1, "Item 8. Financial Statements"), (2, "Consolidated Balance Sheets"),
                      (2, "Notes to Consolidated Financial Statements"),
                      (2, "Condensed Statements of Cash Flows")]
+
+
+def test_a_statement_s_header_table_heads_the_rows_printed_after_it(settings, tmp_path):
+    """Corning's 2020 statements: the column header and the first rows are a table, the other
+    rows lines of text after it.  HCA makes a section's text its first piece and its table the
+    next, so joined in piece order the rows stood above their header, and no figure or measure
+    was read off them: the answer's blocks and a measure's neighbouring sections are joined in
+    the document's order."""
+    from hiqa.answer.calc import compute
+
+    (tmp_path / "acme-2020.md").write_text(
+        "# Acme 10-K 2020\n\n## Item 8. Financial Statements\n\n"
+        "### Consolidated Statements of Income\n\n"
+        "| (In millions) | 2020 | 2019 |\n| --- | --- | --- |\n| Net sales | 11,303 | 11,503 |\n\n"
+        "Cost of sales 7,772 7,468\n\nGross margin 3,531 4,035\n\n"
+        "### Consolidated Balance Sheets\n\n"
+        "| (In millions) | 2020 | 2019 |\n| --- | --- | --- |\n| Cash | 2,672 | 2,434 |\n\n"
+        "Inventories 2,438 2,320\n\nTotal current assets 8,004 7,463\n\n"
+        "#### Current liabilities:\n\nAccounts payable 1,174 1,587\n\n"
+        "Total current liabilities 3,767 3,521\n", encoding="utf-8")
+    col = Collection("ordered", settings, create=True)
+    col.ingest([tmp_path / "acme-2020.md"])
+    question = "How much were Acme's inventories at the end of FY2020?"
+    sheet = [h.segment for h in col.search_result(question, k=5)[1]
+             if h.segment.path[-1] == "Consolidated Balance Sheets"]
+    blocks = col.answer_context(sheet[:1], question)
+    assert answer(question, blocks, llm=None).text.startswith("Inventories, 2020: 2,438")
+    dpo = ("What is Acme's FY2020 DPO? DPO is defined as: 365 * (average accounts payable "
+           "between FY2019 and FY2020) / (FY2020 COGS + change in inventory between FY2019 "
+           "and FY2020). Round your answer to two decimal places.")
+    found = compute(dpo, col.answer_context(sheet[:1], dpo))
+    assert found is not None  # COGS and accounts payable from the sections beside the sheet
+    assert found.value == pytest.approx(365 * (1_174 + 1_587) / 2 / (7_772 + 2_438 - 2_320))

@@ -471,31 +471,47 @@ def answer_blocks(parts: Parts, segments: Sequence[Segment],
         if key in joined:
             continue
         joined.add(key)
-        pieces = sorted({p.piece: p for i in wanted[key] if (p := found.get(i))}.values(),
-                        key=lambda p: p.piece) or [s]
-        if len(pieces) == 1:
-            blocks.append(s)
-            continue
-        blocks.append(replace(
-            s, text="\n\n".join(p.text.strip() for p in pieces), piece=pieces[0].piece,
-            pages=tuple(sorted({n for p in pieces for n in p.pages})),
-            span=(min(p.span[0] for p in pieces), max(p.span[1] for p in pieces))))
+        pieces = list({p.piece: p for i in wanted[key] if (p := found.get(i))}.values()) or [s]
+        blocks.append(s if len(pieces) == 1 else _joined(s, pieces))
     return blocks
 
 
+def _joined(seg: Segment, pieces: Sequence[Segment]) -> Segment:
+    """``seg`` holding the text of ``pieces`` (of its section) in the document's order: HCA
+    makes a section's text its first pieces and its tables the pieces after them, so where a
+    table heads its rows' lines (a statement's column header in a table, the rows below it as
+    lines) piece order would put the rows above their header."""
+    ordered = sorted(pieces, key=lambda p: (p.span[0], p.piece))
+    return replace(seg, text="\n\n".join(p.text.strip() for p in ordered),
+                   piece=min(p.piece for p in pieces),
+                   pages=tuple(sorted({n for p in pieces for n in p.pages})),
+                   span=(min(p.span[0] for p in pieces), max(p.span[1] for p in pieces)))
+
+
 def earlier_sections(parts: Parts, seg: Segment, count: int) -> list[Segment]:
-    """The pieces before ``seg`` in its own section, then the first pieces of the ``count``
-    sections before it in its document, nearest first: where a statement's column header is
-    printed once, above rows that its row groups split into sections of their own, or in the
-    lines before a table that is a piece of its own ("December 31, / 2021 2020")."""
+    """The pieces before ``seg`` in its own section, then the first two pieces of each of the
+    ``count`` sections before it in its document, nearest first: where a statement's column
+    header is printed once, above rows that its row groups split into sections of their own,
+    or in the lines before a table that is a piece of its own ("December 31, / 2021 2020"), or
+    in that table, the second piece, when the reader set lines of its rows before it (Corning's
+    2020 statements)."""
     own = [(seg.order, p) for p in range(seg.piece - 1, -1, -1)]
-    before = [(o, 0) for o in range(seg.order - 1, max(-1, seg.order - 1 - count), -1)]
+    before = [(o, p) for o in range(seg.order - 1, max(-1, seg.order - 1 - count), -1)
+              for p in (0, 1)]
     return _pieces_at(parts, seg, own + before)
 
 
 def sections_at(parts: Parts, seg: Segment, orders: Sequence[int]) -> list[Segment]:
-    """The first pieces of the sections of ``seg``'s document at ``orders``, in that order."""
-    return _pieces_at(parts, seg, [(order, 0) for order in orders if order >= 0])
+    """The sections of ``seg``'s document at ``orders``, in that order, each its first two
+    pieces joined in the document's order (``_joined``: a statement's lines and the table
+    heading them)."""
+    found = _pieces_at(parts, seg, [(order, p) for order in orders if order >= 0
+                                    for p in (0, 1)])
+    by_order: dict[int, list[Segment]] = {}
+    for piece in found:
+        by_order.setdefault(piece.order, []).append(piece)
+    return [pieces[0] if len(pieces) == 1 else _joined(pieces[0], pieces)
+            for order in orders if (pieces := by_order.get(order))]
 
 
 def _pieces_at(parts: Parts, seg: Segment, places: Sequence[tuple[int, int]]) -> list[Segment]:
