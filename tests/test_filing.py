@@ -733,3 +733,31 @@ def test_a_statement_s_header_table_heads_the_rows_printed_after_it(settings, tm
     found = compute(dpo, col.answer_context(sheet[:1], dpo))
     assert found is not None  # COGS and accounts payable from the sections beside the sheet
     assert found.value == pytest.approx(365 * (1_174 + 1_587) / 2 / (7_772 + 2_438 - 2_320))
+
+
+def test_a_statement_caption_where_the_notes_running_caption_stands_is_kept():
+    """Pfizer's 10-Q sets each statement's caption at the top of its page, in the band where
+    the notes' running caption stands on every page after them: the band read as a running
+    header's, and the cash-flow statement lost its caption (its rows went to the equity
+    statement).  A primary statement's caption is its page's title, never a running header;
+    the notes' running caption and a chapter's varying header in that band still are."""
+    from hiqa.formats.pdf.lines import BODY, FURNITURE, Line, mark_furniture
+
+    def line(page: int, y: float, text: str) -> Line:
+        return Line(page, page * 10 + int(y), 72, y, 400, y + 9, text, 9.0, False, False,
+                    False, True)
+
+    lines = []
+    for page in range(1, 13):
+        top = ("CONDENSED CONSOLIDATED STATEMENTS OF CASH FLOWS" if page == 2 else
+               "CONDENSED CONSOLIDATED BALANCE SHEETS" if page == 1 else
+               "Chapter summary for the quarter" if page == 12 else
+               "NOTES TO CONDENSED CONSOLIDATED FINANCIAL STATEMENTS")
+        lines += [line(page, 34, "ACME INC. AND SUBSIDIARY COMPANIES"), line(page, 45, top),
+                  line(page, 200, f"Widgets sold well in every region in month {page}.")]
+    mark_furniture(lines, [792.0] * 12, 9.0)
+    roles = {(ln.page, ln.text): ln.role for ln in lines if ln.y0 == 45}
+    assert roles[(2, "CONDENSED CONSOLIDATED STATEMENTS OF CASH FLOWS")] == BODY
+    assert roles[(1, "CONDENSED CONSOLIDATED BALANCE SHEETS")] == BODY
+    assert roles[(3, "NOTES TO CONDENSED CONSOLIDATED FINANCIAL STATEMENTS")] == FURNITURE
+    assert roles[(12, "Chapter summary for the quarter")] == FURNITURE

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hiqa.formats.statements import family
+
 # Line roles: what a line became once the document-wide passes ran.
 BODY, FURNITURE, HEADING, TABLE, CAPTION, NAV = range(6)  # NAV: a TOC or index page's line
 
@@ -374,8 +376,11 @@ def mark_furniture(
         return
     for i in margin:
         ln = lines[i]
-        # a row with dot leaders is a TOC's, its first on a page without a header
-        if ln.role == BODY and ln.size <= body + 1.0 and not _LEADER.search(ln.text):
+        # a row with dot leaders is a TOC's, its first on a page without a header; a primary
+        # financial statement's caption is its page's title, though it stands where the notes'
+        # running caption stands on the pages after it (Pfizer's 10-Q lost its cash flows)
+        if (ln.role == BODY and ln.size <= body + 1.0 and not _LEADER.search(ln.text)
+                and family(ln.text) in (None, "notes")):
             top, y = _band(ln, page_heights)
             if any((top, y + d) in strong for d in (-1, 0, 1)):
                 ln.role = FURNITURE
