@@ -10,7 +10,10 @@ under ``/usr/share/doc/texlive-doc`` with 5 to 300 pages and an outline of 8 ent
 a candidate; ``--n`` of them are drawn with ``--seed``, and ``make_pdf_cases.py`` (shared bench)
 copies each without its outline and keeps the outline as the gold.  ``--disjoint-from SEED``
 leaves out the files the draw with SEED took: a second sample, drawn before a change and run
-only to check it, shares no file with the one the change was decided on.  LaTeX manuals by hundreds
+only to check it, shares no file with the one the change was decided on.  Repeated, the draws
+are replayed in the order given, each from what the ones before it left (``--seed 11
+--disjoint-from 7`` is the check sample of #44; ``--seed 13 --disjoint-from 7 --disjoint-from
+11`` a third, disjoint from both).  LaTeX manuals by hundreds
 of authors and classes: the outline is hyperref's, a faithful gold as a rule.
 """
 from __future__ import annotations
@@ -45,17 +48,16 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=40)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--disjoint-from", type=int, action="append", default=[], metavar="SEED",
-                    help="leave out the files the draw with SEED takes (repeatable)")
+                    help="leave out the files the draw with SEED took (repeatable, in the order drawn)")
     a = ap.parse_args()
     if not ROOT.is_dir():
         raise SystemExit(f"{ROOT} is missing: install Debian's texlive-*-doc packages")
     pool = candidates()
-    taken: set[Path] = set()
-    for seed in a.disjoint_from:
+    for seed in a.disjoint_from:  # each earlier draw as it was made, from what was left
         other = list(pool)
         random.Random(seed).shuffle(other)
-        taken.update(other[: a.n])
-    pool = [pdf for pdf in pool if pdf not in taken]
+        taken = set(other[: a.n])
+        pool = [pdf for pdf in pool if pdf not in taken]
     random.Random(a.seed).shuffle(pool)
     sample = pool[: a.n]
     args = [arg for pdf in sample for arg in ("--pdf", str(pdf))]
