@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,14 +63,6 @@ class _Candidate:
     part: bool = False  # the title of a title page (a book, a part): above every chapter
 
 
-def detect_headings(
-    lines: Sequence[Line], body: float, page_widths: Sequence[float] = ()
-) -> list[FoundHeading]:
-    """Headings of a document without an outline; marks their lines as ``HEADING``."""
-    cands = _layout_candidates(lines, body, page_widths)
-    return _found(lines, list(zip(cands, _levels(cands), strict=True)))
-
-
 def _ancestors(key: str) -> list[str]:
     parts = key.split(".")
     return [".".join(parts[:k]) for k in range(len(parts) - 1, 0, -1)]
@@ -89,12 +82,14 @@ def _found(lines: Sequence[Line], cands: Sequence[tuple[_Candidate, int]]) -> li
 
 
 def _layout_candidates(
-    lines: Sequence[Line], body: float, page_widths: Sequence[float] = ()
+    lines: Sequence[Line], body: float, page_widths: Sequence[float] = (),
+    blocked: AbstractSet[int] = frozenset(),
 ) -> list[_Candidate]:
-    """Heading candidates from the layout, in document order; no line is marked."""
-    cands = [c for c in _candidates(lines, body) if _acceptable(c, lines)]
+    """Heading candidates from the layout, in document order; no line is marked.  A line in
+    ``blocked`` (a listing's, a list's: ``hiqa.formats.pdf.typography``) starts none."""
+    cands = [c for c in _candidates(lines, body, blocked) if _acceptable(c, lines)]
     cands = _drop_term_tags(cands, lines)
-    cands = _add_plain_numbered(cands, lines, body)
+    cands = _add_plain_numbered(cands, lines, body, blocked)
     cands = _drop_repeated_labels(cands)
     cands = _keep_cover_title_only(cands, lines)
     if page_widths:
@@ -124,13 +119,15 @@ def _style(ln: Line) -> tuple[float, bool]:
     return _bucket(ln.size), ln.bold
 
 
-def _candidates(lines: Sequence[Line], body: float) -> Iterable[_Candidate]:
+def _candidates(
+    lines: Sequence[Line], body: float, blocked: AbstractSet[int] = frozenset()
+) -> Iterable[_Candidate]:
     """Runs of consecutive heading-styled lines merged into one title each."""
     column = _column(lines)
     i, n = 0, len(lines)
     while i < n:
         ln = lines[i]
-        if not _styled(ln, body):
+        if i in blocked or not _styled(ln, body):
             i += 1
             continue
         last = i
@@ -138,7 +135,7 @@ def _candidates(lines: Sequence[Line], body: float) -> Iterable[_Candidate]:
         label_only = bool(_LABEL_ONLY.match(ln.text))
         while last + 1 < n:
             nxt, cur = lines[last + 1], lines[last]
-            if nxt.page != cur.page or not _styled(nxt, body):
+            if nxt.page != cur.page or last + 1 in blocked or not _styled(nxt, body):
                 break
             gap = nxt.y0 - cur.y1
             if label_only and len(parts) == 1:
@@ -241,7 +238,8 @@ def _drop_term_tags(cands: list[_Candidate], lines: Sequence[Line]) -> list[_Can
 
 
 def _add_plain_numbered(
-    cands: list[_Candidate], lines: Sequence[Line], body: float
+    cands: list[_Candidate], lines: Sequence[Line], body: float,
+    blocked: AbstractSet[int] = frozenset(),
 ) -> list[_Candidate]:
     """Sub-sections set in the body's weight ("3.1. Creating links" in roman, a hair larger):
     a one-line block at least body size whose dotted number continues a numbered heading
@@ -253,6 +251,7 @@ def _add_plain_numbered(
     for i, ln in enumerate(lines):
         if (
             i in taken
+            or i in blocked
             or ln.role != BODY
             or ln.code
             or not ln.upright

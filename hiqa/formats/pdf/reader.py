@@ -44,7 +44,6 @@ from hiqa.formats.pdf.figures import (
     page_figures,
 )
 from hiqa.formats.pdf.labels import page_labels
-from hiqa.formats.pdf.layout import detect_headings
 from hiqa.formats.pdf.lines import (
     BODY,
     FURNITURE,
@@ -70,6 +69,7 @@ from hiqa.formats.pdf.tables import (
 from hiqa.formats.pdf.terms import find_terms, term_text
 from hiqa.formats.pdf.title import choose_pdf_title, running_title
 from hiqa.formats.pdf.toc import find_toc, page_ranges
+from hiqa.formats.pdf.typography import typographic_headings
 from hiqa.formats.structure import Event, build_document
 from hiqa.model import Block, Document, Heading
 
@@ -149,7 +149,7 @@ def parse_pdf(path: Path, doc_id: str) -> Document:
             headings = headings_within(headings, lines, body, first_item, scan.page_widths)
         meta["headings_from"] = "toc"
     else:
-        headings = detect_headings(lines, body, scan.page_widths)
+        headings = typographic_headings(lines, body, scan.page_widths)
         meta["headings_from"] = "layout"
     title, meta["title_source"] = choose_pdf_title(
         meta.get("title"),

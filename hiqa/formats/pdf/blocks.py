@@ -1,0 +1,130 @@
+"""Blocks that never hold a heading: program listings, numbered lists and contents rows.
+
+A package manual numbers the lines of its implementation ("28 \\expandafter…", "29 …"), a
+report lists steps ("1. Open …", "2. Close …"), a contents page the sections it did not let
+the reader recognise as one.  Each such line starts with a number that, read alone, looks
+like a section number.  What tells them apart is how the numbers *sequence*: the lines of a
+listing or a list count up by one every line or two, while section headings count up
+sparsely, with paragraphs between them.
+
+``numbered_runs`` follows every number to its successor (``n`` → ``n + 1`` under the same
+prefix, ``3.4`` → ``3.5``, roman numbers apart) and keeps the chains whose steps are dense;
+``numbered_sequences`` gives the sparse ones, the numbers of sections.  Everything here is
+the document's own evidence: no producer, font or file name is consulted.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from hiqa.formats.pdf.lines import BODY, Line
+
+_NUMBER = re.compile(r"^\(?((?:\d{1,4}\.)*)(\d{1,5})[.)]?\s+\S")
+_ROMAN_NUMBER = re.compile(r"^([IVXLC]{1,6})\.\s+\S")
+_ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
+
+DENSE_STEP = 2.0
+"""Lines from one number of a listing or list to the next (median): a program line, or an
+item that wraps once.  Sections mostly have a paragraph between their numbers; sections of a
+single line each step by two as well and are taken for a list (a known miss, recorded in
+docs/pdf-structure.md: the check sample's biblatex-bookinother)."""
+
+MIN_RUN = 3
+"""Numbers in a row before a chain counts as a listing, a list or a sequence of sections."""
+
+
+@dataclass(slots=True)
+class _Chain:
+    members: list[int] = field(default_factory=list)  # line indices
+
+    @property
+    def dense(self) -> bool:
+        steps = [b - a for a, b in pairwise(self.members)]
+        return bool(steps) and statistics.median(steps) <= DENSE_STEP
+
+
+def numbered_runs(lines: Sequence[Line]) -> set[int]:
+    """Indices of lines that belong to a dense run of consecutively numbered lines (a listing's
+    line numbers, a numbered list, contents rows): never headings."""
+    return {i for chain in _chains(lines) if chain.dense for i in chain.members}
+
+
+def numbered_sequences(lines: Sequence[Line]) -> list[list[int]]:
+    """Sparse runs of consecutive numbers ("I." … "II." … "III.", text between them): the
+    numbers a document gives its sections, whatever their type."""
+    return [chain.members for chain in _chains(lines) if not chain.dense]
+
+
+def _chains(lines: Sequence[Line]) -> list[_Chain]:
+    """Chains of ``MIN_RUN`` or more lines numbered one after the other (``n`` → ``n + 1``
+    under the same prefix, ``3.4`` → ``3.5``; roman numbers apart).
+
+    A number continues the chain that reached its predecessor; where several did (a list's
+    "2" and the section "2" before it), the one whose last line is set in the same style,
+    then the latest: a section's number follows its section, an item's its item."""
+    chains: list[_Chain] = []
+    waiting: dict[tuple[str, int], list[_Chain]] = defaultdict(list)
+    for i, ln in enumerate(lines):
+        if ln.role != BODY:
+            continue
+        number = _number(ln.text)
+        if number is None:
+            continue
+        prefix, n = number
+        chain = _successor(waiting[(prefix, n - 1)], lines, ln)
+        if chain is None:
+            chain = _Chain()
+            chains.append(chain)
+        chain.members.append(i)
+        waiting[(prefix, n)].append(chain)
+    return [chain for chain in chains if len(chain.members) >= MIN_RUN]
+
+
+def _number(text: str) -> tuple[str, int] | None:
+    """A line's leading number as (prefix, last component); roman numbers under "R"."""
+    m = _NUMBER.match(text)
+    if m:
+        return m.group(1), int(m.group(2))
+    m = _ROMAN_NUMBER.match(text)
+    if m:
+        value = _roman(m.group(1))
+        return ("R", value) if value else None
+    return None
+
+
+def _roman(numeral: str) -> int:
+    """The value of a roman numeral; 0 for a malformed one ("IIV")."""
+    total = 0
+    for a, b in pairwise([*numeral, ""]):
+        v = _ROMAN[a]
+        total += -v if b and _ROMAN[b] > v else v
+    return total if total > 0 and _to_roman(total) == numeral else 0
+
+
+def _to_roman(n: int) -> str:
+    out = ""
+    for value, sym in ((100, "C"), (90, "XC"), (50, "L"), (40, "XL"), (10, "X"), (9, "IX"),
+                       (5, "V"), (4, "IV"), (1, "I")):
+        while n >= value:
+            out += sym
+            n -= value
+    return out
+
+
+def _successor(candidates: list[_Chain], lines: Sequence[Line], ln: Line) -> _Chain | None:
+    """The chain ``ln`` continues, taken off ``candidates``; None to start a new one."""
+    if not candidates:
+        return None
+    same = [c for c in candidates if _style(lines[c.members[-1]]) == _style(ln)]
+    chain = max(same or candidates, key=lambda c: c.members[-1])
+    candidates.remove(chain)
+    return chain
+
+
+def _style(ln: Line) -> tuple[float, bool, bool]:
+    return round(ln.size * 2) / 2, ln.bold, ln.mono

@@ -1,0 +1,372 @@
+"""The typographic heading model: headings from how a document sets them, where nothing else
+says (no outline, no printed contents).
+
+Everything is decided per document from its own statistics, never from a producer or a font
+name.  The candidates and their levels are ``hiqa.formats.pdf.layout``'s (lines set apart by
+size or weight, levels by numbering, then by style); this module decides what the document's
+evidence allows them to be, in the order ``typographic_headings`` applies it:
+
+* the **text size** is the size that carries most characters of running text; monospace and
+  code are left out, since a manual whose pages are mostly listings (a ``.bib`` file's
+  examples, a package's implementation) would otherwise make its prose look "larger than the
+  body" and every prose line a heading;
+* **blocks** never hold a heading: lines of a dense run of consecutive numbers (a listing's
+  line numbers, a numbered list, contents rows: ``hiqa.formats.pdf.blocks``), and monospace
+  lines no larger than the text (code, bold or not: a listing sets its keywords in bold),
+  unless set apart over prose in a style that is not a listing's;
+* a heading **says something**: an unnumbered one has a word of three letters or more (a
+  figure's panel labels "a b", axis names "S1 B1" are set large and alone too);
+* a title followed by a page number, printed again later as a heading, is a row of a contents
+  page (one too short or too plain to be read as a contents), not a heading;
+* a regular-weight style carrying a tenth of the text in lines as long as the text's (a
+  bibliography set a point larger), and a style whose titles are mostly **labels** (the same
+  words printed three times or more: "Note Style" over every example) are not heading styles;
+* a **sequence of numbers** ("I." … "II." … "III.", paragraphs between) on short lines set
+  apart from the text (alone in their block, and centred, in capitals, bold or of another
+  size) numbers sections, even where their type is no larger than the text (small capitals);
+* the lines **right under a centred title** that are centred too (a subtitle, the authors) are
+  part of the title block, not headings under it;
+* an unnumbered heading more prominent than the chapters, after the last numbered one (the
+  index, the references of a numbered article set large) closes the book at the chapters'
+  level: nothing numbered follows it for it to be above (unless its style is a part's);
+* a title repeated by the next heading of its level with nothing above it in between is one
+  heading continued (a slide's title over its continuation slides), not a second one;
+* an **index's letters** ("A", "B", "D", …: one capital alone on its line, set apart from the
+  entries by weight or size, in alphabetical order, entries ending in page numbers between
+  them) head the index's groups, one level below the heading before them (the index's own).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+
+from hiqa.formats.pdf.blocks import numbered_runs, numbered_sequences
+from hiqa.formats.pdf.layout import (
+    _acceptable,
+    _alone,
+    _Candidate,
+    _found,
+    _layout_candidates,
+    _levels,
+)
+from hiqa.formats.pdf.lines import (
+    _CENTRED,
+    _LARGE_RATIO,
+    BODY,
+    FoundHeading,
+    Line,
+    _bucket,
+    norm_title,
+    numbering_depth,
+    strip_numbering,
+)
+
+TEXT_SHARE = 0.2
+"""Prose (lines not set in monospace) must carry at least this share of a document's body
+characters to set the text size; a document that is nearly all code keeps the size of its
+code."""
+
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def typographic_headings(
+    lines: Sequence[Line], body: float, page_widths: Sequence[float] = ()
+) -> list[FoundHeading]:
+    """Headings of a document with neither outline nor printed contents, from its typography;
+    marks their lines as ``HEADING``."""
+    text = text_size(lines, body)
+    listing = numbered_runs(lines)
+    blocked = listing | _code_lines(lines, text, listing)
+    cands = [c for c in _layout_candidates(lines, text, page_widths, blocked) if _says(c)]
+    cands = _without_label_styles(_without_text_styles(_without_contents_rows(cands), lines))
+    cands = _with_sequences(cands, lines, text, page_widths)
+    cands = _without_byline(cands, lines, page_widths)
+    levels = _back_matter(cands, _levels(cands))
+    kept = _with_index_letters(_drop_continued(cands, levels), lines, text)
+    return _found(lines, kept)
+
+
+def text_size(lines: Sequence[Line], body: float) -> float:
+    """The size (half-point buckets) carrying most characters of proportional body text;
+    ``body`` (every line counted) where prose is too rare to say."""
+    prose: Counter[float] = Counter()
+    total = 0
+    for ln in lines:
+        if ln.role != BODY:
+            continue
+        total += len(ln.text)
+        if not ln.code:
+            prose[_bucket(ln.size)] += len(ln.text)
+    if not prose or sum(prose.values()) < TEXT_SHARE * total:
+        return body
+    return prose.most_common(1)[0][0]
+
+
+def _code_lines(lines: Sequence[Line], text: float, listing: AbstractSet[int]) -> set[int]:
+    """Monospace lines no larger than the text: code, whatever its weight; except a bold one
+    set apart from any code around it, in a style that is not a listing's: most of its lines
+    set apart too, most of them over prose rather than code.  That is a heading naming a module
+    or a function (``django.contrib.admin`` set in bold code type in release notes), not a
+    listing's keyword in bold nor the name of a macro over its implementation."""
+    mono = [i for i, ln in enumerate(lines) if ln.mono and ln.size < text * _LARGE_RATIO]
+    count: Counter[tuple[float, bool]] = Counter()
+    code: Counter[tuple[float, bool]] = Counter()
+    for i in mono:
+        style = _style(lines[i])
+        count[style] += 1
+        code[style] += _next_to_code(lines, i) or _over_code(lines, i, listing)
+    return {i for i in mono
+            if not lines[i].bold or _next_to_code(lines, i)
+            or code[_style(lines[i])] >= CODE_STYLE * count[_style(lines[i])]}
+
+
+CODE_STYLE = 0.5
+"""A monospace style is a listing's when at least this share of its lines touch code or head
+it."""
+
+OVER = 12
+"""Lines read after a line to tell what it heads."""
+
+
+def _over_code(lines: Sequence[Line], i: int, listing: AbstractSet[int]) -> bool:
+    """The lines after ``i`` (up to the next in its style, at most ``OVER``) are mostly code."""
+    style = _style(lines[i])
+    code = total = 0
+    for j in range(i + 1, min(i + 1 + OVER, len(lines))):
+        if lines[j].role != BODY:
+            continue
+        if _style(lines[j]) == style and lines[j].mono:
+            break
+        n = len(lines[j].text)
+        total += n
+        code += n if lines[j].mono or j in listing else 0
+    return total > 0 and code >= CODE_STYLE * total
+
+
+def _next_to_code(lines: Sequence[Line], i: int) -> bool:
+    """A monospace line right above or below, without the space that sets a heading apart:
+    ``i`` is a row of a listing."""
+    ln = lines[i]
+    for j in (i - 1, i + 1):
+        if not 0 <= j < len(lines) or lines[j].page != ln.page or not lines[j].mono:
+            continue
+        gap = lines[j].y0 - ln.y1 if j > i else ln.y0 - lines[j].y1
+        if gap < TIGHT * min(ln.height, lines[j].height):
+            return True
+    return False
+
+
+TIGHT = 0.5
+"""A gap under half a line's height between two rows: no space sets them apart."""
+
+
+def _says(c: _Candidate) -> bool:
+    """Numbered, or holding a word of three letters or more."""
+    return c.depth is not None or bool(_WORD.search(c.title))
+
+
+_PAGE_REF = re.compile(r"^(.*\S)\s+(?:\d{1,4}|[ivxlc]{1,6})$")
+
+
+def _without_contents_rows(cands: list[_Candidate]) -> list[_Candidate]:
+    """A candidate that is a later heading's title followed by a page number is a row of a
+    contents page that was not recognised as one ("2 Use 2" before "2 Use")."""
+    later: set[str] = set()
+    keep = []
+    for c in reversed(cands):
+        m = _PAGE_REF.match(c.title)
+        if m is None or norm_title(m.group(1)) not in later:
+            keep.append(c)
+        later.add(norm_title(c.title))
+    return keep[::-1]
+
+
+TEXT_STYLE_SHARE = 0.1
+"""A regular-weight style carrying this share of a document's characters or more, in lines as
+long as a text's, is a second text style (a bibliography's, the annotations' of a style
+guide), not a heading style."""
+
+TEXT_LINE = 45
+"""Characters a line of running text holds on average (a heading's line holds far fewer)."""
+
+
+def _without_text_styles(cands: list[_Candidate], lines: Sequence[Line]) -> list[_Candidate]:
+    """Unnumbered candidates in a text style dropped: a heading style is rare and short."""
+    chars: Counter[tuple[float, bool]] = Counter()
+    count: Counter[tuple[float, bool]] = Counter()
+    for ln in lines:
+        if ln.role == BODY and not ln.code:
+            chars[_style(ln)] += len(ln.text)
+            count[_style(ln)] += 1
+    total = sum(chars.values()) or 1
+    text_styles = {s for s, n in chars.items()
+                   if not s[1] and n >= TEXT_STYLE_SHARE * total and n >= TEXT_LINE * count[s]}
+    return [c for c in cands if c.depth is not None or c.style not in text_styles]
+
+
+LABEL_REPEATS = 3
+"""A title printed this many times is a label ("Note Style", "Example"), not a section's."""
+
+
+def _without_label_styles(cands: list[_Candidate]) -> list[_Candidate]:
+    """Unnumbered candidates of a style whose titles are mostly labels (each printed
+    ``LABEL_REPEATS`` times or more) dropped, the style's other titles with them: a style
+    that sets "Note Style" over every example is the examples' labels' style."""
+    by_style: dict[tuple[float, bool], list[_Candidate]] = defaultdict(list)
+    for c in cands:
+        if c.depth is None and not c.part:
+            by_style[c.style].append(c)
+    labels = set()
+    for style, members in by_style.items():
+        titles = [norm_title(c.title) for c in members]
+        # a title over consecutive pages (a slide continued) is printed once
+        counts = Counter(t for k, t in enumerate(titles) if k == 0 or titles[k - 1] != t)
+        repeated = sum(1 for c in members if counts[norm_title(c.title)] >= LABEL_REPEATS)
+        if repeated >= 0.5 * len(members):
+            labels.add(style)
+    return [c for c in cands if c.depth is not None or c.part or c.style not in labels]
+
+
+def _with_sequences(
+    cands: list[_Candidate], lines: Sequence[Line], text: float, page_widths: Sequence[float]
+) -> list[_Candidate]:
+    """``cands`` with the lines of sparse number sequences whose every line reads as a
+    section's title set apart from the text."""
+    taken = {i for c in cands for i in range(c.first, c.last + 1)}
+    added = []
+    for run in numbered_sequences(lines):
+        fresh = [i for i in run if i not in taken]
+        if fresh and all(_set_apart(lines, i, text, page_widths) for i in run):
+            added += [c for c in (_Candidate(i, i, lines[i].text, _style(lines[i]),
+                                             numbering_depth(lines[i].text), False)
+                                  for i in fresh) if _acceptable(c, lines) and _says(c)]
+    return sorted([*cands, *added], key=lambda c: c.first) if added else cands
+
+
+MAX_TITLE_WORDS = 12
+"""Words a numbered line may hold to read as a section's title rather than a list item's."""
+
+
+def _set_apart(lines: Sequence[Line], i: int, text: float, page_widths: Sequence[float]) -> bool:
+    """A short line alone in its block, not a sentence, and set apart from the text by its
+    type or its place: centred, in capitals, bold, or of another size."""
+    ln = lines[i]
+    words = strip_numbering(ln.text)
+    return (
+        _alone(lines, i)
+        and len(ln.text.split()) <= MAX_TITLE_WORDS
+        and not ln.text.endswith((".", ",", ";", ":"))
+        and (ln.bold or _bucket(ln.size) != text or words.isupper()
+             or _centred_on_page(ln, page_widths))
+    )
+
+
+def _without_byline(
+    cands: list[_Candidate], lines: Sequence[Line], page_widths: Sequence[float]
+) -> list[_Candidate]:
+    """The document's first heading centred on its page, without the unnumbered centred
+    candidates that follow it line after line (its subtitle, its authors)."""
+    if not cands or cands[0].depth is not None or not _centred_on_page(lines[cands[0].first],
+                                                                        page_widths):
+        return cands
+    title, k = cands[0], 1
+    while k < len(cands):
+        c = cands[k]
+        ln = lines[c.first]
+        if (c.depth is not None or c.first != cands[k - 1].last + 1 or ln.page != lines[
+                title.first].page or ln.size > lines[title.first].size
+                or not _centred_on_page(ln, page_widths)):
+            break
+        k += 1
+    return [title, *cands[k:]]
+
+
+def _centred_on_page(ln: Line, page_widths: Sequence[float]) -> bool:
+    if not 1 <= ln.page <= len(page_widths):
+        return False
+    width = page_widths[ln.page - 1]
+    return abs((ln.x0 + ln.x1 - width) / 2) <= _CENTRED * width and ln.x0 > 0.1 * width
+
+
+def _back_matter(cands: Sequence[_Candidate], levels: list[int]) -> list[int]:
+    """Unnumbered headings after the last numbered one, above the numbered top level, put at
+    that level, unless their style heads numbered headings elsewhere (a part's style: the
+    index of a book in parts is a part of its own)."""
+    numbered = [k for k, c in enumerate(cands) if c.depth is not None]
+    if not numbered:
+        return levels
+    top = min(levels[k] for k in numbered)
+    heads = {c.style for k, c in enumerate(cands) if k < numbered[-1] and c.depth is None}
+    return [top if k > numbered[-1] and lv < top and not c.part and c.style not in heads
+            else lv for k, (c, lv) in enumerate(zip(cands, levels, strict=True))]
+
+
+def _drop_continued(
+    cands: Sequence[_Candidate], levels: Sequence[int]
+) -> list[tuple[_Candidate, int]]:
+    """Candidates with their levels, a title repeated by the next candidate at its level or
+    above (only deeper ones between) kept once: the first."""
+    out: list[tuple[_Candidate, int]] = []
+    for c, level in zip(cands, levels, strict=True):
+        prev = next(((p, lv) for p, lv in reversed(out) if lv <= level), None)
+        if prev is not None and prev[1] == level and norm_title(prev[0].title) == norm_title(
+            c.title
+        ):
+            continue
+        out.append((c, level))
+    return out
+
+
+MIN_LETTERS = 3
+"""Index letters in alphabetical order before they count as an index's group heads."""
+
+
+def _with_index_letters(
+    kept: list[tuple[_Candidate, int]], lines: Sequence[Line], text: float
+) -> list[tuple[_Candidate, int]]:
+    """``kept`` with the group letters of an index inserted, one level below the heading that
+    precedes each run of them."""
+    taken = {i for c, _ in kept for i in range(c.first, c.last + 1)}
+    runs = _letter_runs(lines, text, taken)
+    if not runs:
+        return kept
+    out = list(kept)
+    for run in runs:
+        before = [lv for c, lv in kept if c.first < run[0]]
+        level = (before[-1] if before else 0) + 1
+        out += [(_Candidate(i, i, lines[i].text, _style(lines[i]), None, False), level)
+                for i in run]
+    return sorted(out, key=lambda x: x[0].first)
+
+
+def _letter_runs(lines: Sequence[Line], text: float, taken: set[int]) -> list[list[int]]:
+    """Runs of index letters: lines of one capital letter, bold or larger than the text,
+    ascending, each with lines of entries after it, most of the entries ending in a page
+    number (a figure's panel letters have no page references between them)."""
+    letters = [i for i, ln in enumerate(lines)
+               if i not in taken and ln.role == BODY and len(ln.text) == 1 and ln.text.isupper()
+               and (ln.bold or ln.size >= text * _LARGE_RATIO)]
+    runs: list[list[int]] = []
+    for i in letters:
+        run = runs[-1] if runs else None
+        if run and lines[i].text > lines[run[-1]].text and _style(lines[i]) == _style(
+            lines[run[-1]]
+        ) and i - run[-1] >= 2:
+            run.append(i)
+        else:
+            runs.append([i])
+    return [run for run in runs if len(run) >= MIN_LETTERS and _entries_between(lines, run)]
+
+
+def _entries_between(lines: Sequence[Line], run: Sequence[int]) -> bool:
+    inside = set(run)
+    entries = [ln.text for i, ln in enumerate(lines[run[0]:run[-1]], run[0])
+               if i not in inside and ln.role == BODY]
+    return sum(t[-1:].isdigit() for t in entries) >= 0.5 * len(entries) > 0
+
+
+def _style(ln: Line) -> tuple[float, bool]:
+    return _bucket(ln.size), ln.bold

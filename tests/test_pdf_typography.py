@@ -1,0 +1,233 @@
+"""The typographic heading model (issue #44, item 1): headings of PDFs with neither outline nor
+printed contents, decided from the document's own typography.
+
+Every PDF is written here with PyMuPDF, line by line: Helvetica 10 pt text, headings bold or
+larger, listings in Courier.  Each test builds a document where a rule of
+``hiqa.formats.pdf.typography`` decides, and asserts the heading tree that comes out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+import pymupdf
+
+from hiqa.formats.pdf.reader import parse_pdf
+
+WIDTH, HEIGHT, LEFT, TOP, BOTTOM = 595, 842, 72, 72, 780
+PROSE = ("The pump draws water from the lower basin and lifts it to the tank on the hill, "
+         "where it settles before it flows to the houses of the village below.")
+
+
+class Row(NamedTuple):
+    text: str
+    font: str = "helv"
+    size: float = 10
+    space: float = 0.0  # extra space above the row, in points
+    indent: float = 0.0
+    new_page: bool = False
+    centred: bool = False
+
+
+def write(path: Path, rows: Sequence[Row]) -> Path:
+    """One row per line, top-down, a new page when the page is full or a row asks for one."""
+    doc = pymupdf.open()
+    page, y = doc.new_page(width=WIDTH, height=HEIGHT), float(TOP)
+    for row in rows:
+        if row.new_page or y + row.space + row.size * 1.4 > BOTTOM:
+            page, y = doc.new_page(width=WIDTH, height=HEIGHT), float(TOP)
+        y += row.space + row.size * 1.25
+        x = LEFT + row.indent
+        if row.centred:
+            x = (WIDTH - pymupdf.get_text_length(row.text, fontname=row.font,
+                                                 fontsize=row.size)) / 2
+        page.insert_text((x, y), row.text, fontname=row.font, fontsize=row.size)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def prose(lines: int = 4, space: float = 6.0) -> list[Row]:
+    """A paragraph of ``lines`` rows of text set like a justified paragraph."""
+    words = (PROSE + " ") * lines
+    out, cur = [], ""
+    for word in words.split():
+        if len(cur) + len(word) + 1 > 88:
+            out.append(cur)
+            cur = word
+        else:
+            cur = f"{cur} {word}".strip()
+    return [Row(text, space=space if k == 0 else 0.0) for k, text in enumerate(out[:lines])]
+
+
+def heading(text: str, size: float = 14, space: float = 14.0, **kw: object) -> Row:
+    return Row(text, font="hebo", size=size, space=space, **kw)  # type: ignore[arg-type]
+
+
+def tree(path: Path) -> list[tuple[int, str]]:
+    return [(h.level, h.title) for h in parse_pdf(path, path.name).headings]
+
+
+def test_bold_and_larger_headings_give_a_two_level_tree(tmp_path: Path) -> None:
+    rows = [heading("Installation", 16), *prose(), heading("Unpacking the pump", 12), *prose(),
+            heading("Mounting the pump", 12), *prose(), heading("Operation", 16), *prose(),
+            heading("Starting the pump", 12), *prose(6)]
+    assert tree(write(tmp_path / "two.pdf", rows)) == [
+        (1, "Installation"), (2, "Unpacking the pump"), (2, "Mounting the pump"),
+        (1, "Operation"), (2, "Starting the pump")]
+
+
+def test_a_numbered_code_listing_is_not_headings(tmp_path: Path) -> None:
+    """Program lines that carry their line number, some in bold (a listing's keywords), run
+    1, 2, 3 … line after line: a listing, however much "28 \\expandafter" reads like a
+    numbered section."""
+    code = ["\\def\\pump@start#1{%", "\\expandafter\\ifx\\csname #1\\endcsname\\relax",
+            "\\pump@init{#1}%", "\\else", "\\pump@restart{#1}%", "\\fi", "}"]
+    listing = [Row(f"{n} {line}", font="cobo" if n % 2 else "cour", size=10,
+                   space=4.0 if n == 1 else 0.0, indent=20) for n, line in enumerate(code, 1)]
+    rows = [heading("1 Introduction"), *prose(), heading("2 Implementation"), *prose(2),
+            *listing, *prose(3), heading("3 Usage"), *prose(6)]
+    assert tree(write(tmp_path / "listing.pdf", rows)) == [
+        (1, "1 Introduction"), (1, "2 Implementation"), (1, "3 Usage")]
+
+
+def test_a_numbered_list_and_unread_contents_rows_are_not_headings(tmp_path: Path) -> None:
+    contents = []
+    for n, title, page in ((1, "Introduction", 1), (2, "Usage", 1), (3, "Options", 2)):
+        contents += [Row(f"{n} {title} {page}", font="hebo", space=6.0),
+                     Row(f"{n}.1 Overview {page}", indent=12), Row(f"{n}.2 Details {page}", indent=12)]
+    steps = [Row(f"{n}. {t}", font="hebo", indent=12) for n, t in
+             enumerate(("Close the valve", "Open the vent", "Start the motor"), 1)]
+    rows = [heading("Contents"), *contents, heading("1 Introduction"), *prose(), *steps,
+            *prose(2), heading("2 Usage"), *prose(), heading("3 Options"), *prose(5)]
+    titles = [t for _, t in tree(write(tmp_path / "lists.pdf", rows))]
+    assert titles == ["Contents", "1 Introduction", "2 Usage", "3 Options"]
+
+
+def test_a_bibliography_set_apart_is_not_headings(tmp_path: Path) -> None:
+    """Reference entries set a point larger than the text, each on lines of its own with a
+    hanging indent, carry a good share of the document: a second text style, not headings."""
+    entries = [
+        ("Ashbrook, James B., and Carol Rausch Albright. The Frontal Lobes, Intending, and a",
+         "Purposeful God. Chap. 7 in The Humanizing Brain. Cleveland: Pilgrim Press, 1997."),
+        ("Clark, Hazel V. Mesopotamia: Between Two Rivers. Mesopotamia, OH: End of the Commons",
+         "General Store, 1957. A standard booklet, though it could be presented otherwise."),
+        ("Frede, Dorothea. Nicomachean Ethics VII. 11-12: Pleasure. In Aristotle: Nicomachean",
+         "Ethics, Book VII, edited by Carlo Natali, 183-207. Oxford University Press, 2009."),
+        ("Garaud, Marcel. Recherches sur les defrichements dans la Gatine poitevine aux XIe et",
+         "XIIe siecles. Bulletin de la Societe des antiquaires de l'Ouest, 4th ser., 9 (1967)."),
+    ]
+    bibliography = []
+    for first, second in entries * 2:
+        bibliography += [Row(first, size=11, space=8.0), Row(second, size=11, indent=18)]
+    rows = [heading("Sources", 16), *prose(8), heading("Bibliography", 16), *bibliography,
+            heading("Notes", 16), *prose(8), *prose(8)]
+    assert tree(write(tmp_path / "bib.pdf", rows)) == [
+        (1, "Sources"), (1, "Bibliography"), (1, "Notes")]
+
+
+def test_prose_among_listings_keeps_its_own_size(tmp_path: Path) -> None:
+    """A manual that is mostly code in 9 pt: the text size is its prose's (10 pt), so a line of
+    prose is not "larger than the body" and does not become a heading."""
+    listing = [Row(f"@book{{key{n}, author = {{Author {n}}}, title = {{Title number {n}}},}}",
+                   font="cour", size=9) for n in range(6)]
+    def notes(kind: str) -> list[Row]:
+        return [Row(f"{text} for {kind}", space=14) for text in (
+            "Entries as the style prints them", "Each field in the order it reads",
+            "Dates as the source gives them", "Names as written, family first")]
+
+    rows = [heading("Books", 14), *notes("books"), *listing, *notes("volumes"), *listing,
+            heading("Articles", 14), *notes("articles"), *listing, *notes("journals"), *listing]
+    assert tree(write(tmp_path / "mostly-code.pdf", rows)) == [(1, "Books"), (1, "Articles")]
+
+
+def test_bold_code_type_heads_prose_but_not_a_listing(tmp_path: Path) -> None:
+    """A module's name in bold code type, set apart over prose, is a heading (release notes);
+    a macro's name in the same type over its implementation is not (a package's manual)."""
+    notes = [heading("Minor features", 13)]
+    for module in ("django.contrib.admin", "django.contrib.auth", "django.contrib.gis"):
+        notes += [Row(module, font="cobo", space=10), *prose(3)]
+    assert tree(write(tmp_path / "notes.pdf", notes)) == [
+        (1, "Minor features"), (2, "django.contrib.admin"), (2, "django.contrib.auth"),
+        (2, "django.contrib.gis")]
+    macros = [heading("Implementation", 13), *prose(2)]
+    for name in ("\\pump@start", "\\pump@stop", "\\pump@reset"):
+        macros += [Row(name, font="cobo", space=12), *prose(1, space=8),
+                   *[Row(f"\\def{name}#1{{\\relax step {k}}}", font="cour") for k in range(5)]]
+    assert tree(write(tmp_path / "macros.pdf", [*macros, *prose(3)])) == [(1, "Implementation")]
+
+
+def test_index_letters_head_the_index_groups(tmp_path: Path) -> None:
+    """Capitals alone in bold, in alphabetical order, entries between: the index's groups,
+    under the index, which closes the book at the chapters' level (nothing numbered follows
+    it, so it is no part above them)."""
+    index = []
+    for letter, words in (("A", ("aeration", "anchor bolt")), ("B", ("basin", "bearing")),
+                          ("D", ("diaphragm", "discharge")), ("F", ("filter", "flange"))):
+        index += [Row(letter, font="hebo", space=10, indent=60),
+                  *[Row(f"{w}, 3, 7", indent=0) for w in words]]
+    rows = [Row("Pump manual", size=20, centred=True), *prose(), heading("1 Installation"),
+            *prose(), heading("2 Operation"), *prose(), heading("Index", 16, new_page=True),
+            *index]
+    assert tree(write(tmp_path / "index.pdf", rows)) == [
+        (1, "Pump manual"), (2, "1 Installation"), (2, "2 Operation"), (2, "Index"),
+        (3, "A"), (3, "B"), (3, "D"), (3, "F")]
+
+
+def test_panel_letters_are_not_index_letters(tmp_path: Path) -> None:
+    """Bold capitals in alphabetical order over captions (a figure's panels) have no page
+    references between them: no index."""
+    panels = []
+    for letter, caption in (("A", "Flow through the basin at rest"), ("B", "Flow at full load"),
+                            ("C", "Flow with the vent open")):
+        panels += [Row(letter, font="hebo", space=10, indent=60), Row(caption, indent=20)]
+    rows = [heading("1 Measurements"), *prose(), *panels, *prose(), heading("2 Results"),
+            *prose(4)]
+    assert tree(write(tmp_path / "panels.pdf", rows)) == [(1, "1 Measurements"), (1, "2 Results")]
+
+
+def test_roman_numbered_small_capitals_are_sections(tmp_path: Path) -> None:
+    """Sections numbered I., II., III. in capitals no larger than the text, centred: the
+    sequence of their numbers makes them headings, not their size."""
+    rows = [Row("Testing a journal class", font="helv", size=17, centred=True), *prose()]
+    for title in ("I. MANUSCRIPT FORMATTING", "II. CITATIONS", "III. EQUATIONS",
+                  "IV. QUOTATION MARKS"):
+        rows += [Row(title, size=9.5, space=14, centred=True), *prose(3)]
+    titles = [t for _, t in tree(write(tmp_path / "roman.pdf", rows))]
+    assert titles[1:] == ["I. MANUSCRIPT FORMATTING", "II. CITATIONS", "III. EQUATIONS",
+                          "IV. QUOTATION MARKS"]
+
+
+def test_a_slide_title_over_continuation_slides_is_one_heading(tmp_path: Path) -> None:
+    rows = [heading("New features", 20), heading("1. Unicode strings", 14), *prose(3),
+            heading("New features", 20, new_page=True), heading("2. Font handling", 14),
+            *prose(3), heading("Outlook", 20, new_page=True), *prose(3)]
+    assert tree(write(tmp_path / "slides.pdf", rows)) == [
+        (1, "New features"), (2, "1. Unicode strings"), (2, "2. Font handling"),
+        (1, "Outlook")]
+
+
+def test_labels_and_figure_marks_are_not_headings(tmp_path: Path) -> None:
+    """A bold label printed over every example ("Note Style" five times) and a figure's panel
+    letters ("a b") are set apart like headings; neither is one."""
+    rows = [heading("Entry types", 16), *prose(2)]
+    for kind in ("Article", "Book", "Booklet", "Manual", "Thesis"):
+        rows += [heading(f"{kind} entries", 14), *prose(2), heading("Note Style", 12), *prose(1),
+                 heading("Bibliography Style", 12), *prose(1)]
+    rows += [heading("a b", 14), *prose(2)]
+    titles = [t for _, t in tree(write(tmp_path / "labels.pdf", rows))]
+    assert titles == ["Entry types", "Article entries", "Book entries", "Booklet entries",
+                      "Manual entries", "Thesis entries"]
+
+
+def test_authors_under_a_centred_title_are_not_headings(tmp_path: Path) -> None:
+    rows = [Row("Pattern Recognition 40 (2007) 2730-2741", size=8, centred=True),
+            Row("Cubic approximation of a digitized curve", size=17, space=20, centred=True),
+            Row("Sarbajit Pal, Pankaj Ganguly, P.K. Biswas", size=12.5, centred=True),
+            *prose(3), heading("1. Introduction", 11), *prose(4),
+            heading("2. Method", 11), *prose(4), heading("3. Results", 11), *prose(4)]
+    assert tree(write(tmp_path / "paper.pdf", rows)) == [
+        (1, "Cubic approximation of a digitized curve"), (2, "1. Introduction"),
+        (2, "2. Method"), (2, "3. Results")]
