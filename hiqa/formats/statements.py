@@ -96,6 +96,8 @@ def family(text: str) -> str | None:
 
 def _without_owner(line: str) -> str:
     """``line`` without the owner phrase after a statement's name, when it has one."""
+    if "subsidiar" not in line.casefold():  # every owner phrase ends so: most lines stop here
+        return line
     words = line.split()
     for k in range(len(words) - 2, 0, -1):
         head = _TAIL.sub("", " ".join(words[:k]))

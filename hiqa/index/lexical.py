@@ -114,8 +114,7 @@ class _Field:
 
 def _without_title_terms(sums: np.ndarray, title_terms: Counter[str],
                          named: dict[str, tuple[np.ndarray, np.ndarray]],
-                         codes: np.ndarray | None = None,
-                         whole: np.ndarray | None = None) -> np.ndarray:
+                         codes: np.ndarray, whole: np.ndarray | None) -> np.ndarray:
     """A field's scores (float64) with each title term's share taken back in the documents
     it names but not in ``whole`` (codes of the documents the question names wholly, ``codes``
     the field documents' codes), floored at 0 (a float32 sum can round below the share it holds).  Only those
@@ -125,7 +124,7 @@ def _without_title_terms(sums: np.ndarray, title_terms: Counter[str],
     for t, count in title_terms.items():
         if t in named:
             docs, weights = named[t]
-            if whole is not None and codes is not None:
+            if whole is not None:
                 keep = ~np.isin(codes[docs], whole)
                 docs, weights = docs[keep], weights[keep]
             scores[docs] -= count * weights
