@@ -30,12 +30,13 @@ made to how changed settings are reported.
 
 ### Updated modules
 
-The HTTP client was updated; security fixes of the TLS module were backported and changes
-were made to its proxy handling. The scheduler module was updated with changes to retries.
+The HTTP client was updated{BACKPORTED.get(version, "")} and changes were made to its proxy
+handling. The scheduler module was updated with changes to retries.
 
 {extra}"""
 
 
+BACKPORTED = {"1.1": "; security fixes of the TLS module were backported"}
 EXTRA = {"1.1": """## Security
 
 TLS 1.0 is refused by default.
@@ -76,6 +77,16 @@ def test_a_question_naming_a_sections_heading_finds_it_inside_the_named_document
     assert all(h.contributions["heading"] == 0 for h in flat)
 
 
+def test_a_short_heading_that_shares_one_word_of_a_longer_question_gets_no_bonus(releases):
+    # "Security" is all of its heading but a fifth of what is asked: the answer is the
+    # updated modules' backported TLS fixes, not the Security section
+    result, hits = releases.search_result(
+        "Which security fixes of the TLS module were backported in Acme 1.1?", k=5)
+    assert result.named_document == "acme-1.1.md"
+    assert hits[0].segment.section_path[-1] == "Updated modules"
+    assert all(h.contributions["heading"] == 0 for h in hits)
+
+
 def test_no_heading_bonus_when_the_question_names_no_document(releases):
     result, hits = releases.search_result("What security changes were made?", k=5)
     assert result.named_document is None
@@ -92,11 +103,15 @@ def test_words_of_the_kinds_headings_and_a_minor_share_of_a_heading_do_not_count
             segment("a", ("EXIT STATUS",)), segment("a", ("SEE ALSO", "regular expressions")),
             segment("a", ("Acme release notes",))]
     kinds = {"descript": 1.0, "option": 0.97}
-    weights = own_heading_weights("Search the descriptions for a font and exit",
-                                  segs, lambda t: kinds.get(t, 0.1))
+    weights = own_heading_weights("The descriptions of font and exit",
+                                  segs, lambda t: kinds.get(t, 0.1), lambda t: 0.5)
     assert weights[0] == 0  # "description": every document's heading, the kind's
     assert weights[1] > 0  # "font": one of the term's two words, half its heading
     assert weights[2] > 0  # "exit" of "EXIT STATUS"
     assert weights[3] == 0  # neither word of "regular expressions"
     assert weights[4] == 0  # the document's title words chose the document already
     assert np.all(weights >= 0)
+    # the same headings, the question's other words most of what it asks: none is its topic
+    weights = own_heading_weights("Search the descriptions for a font and exit, then restart",
+                                  segs, lambda t: kinds.get(t, 0.1), lambda t: 0.5)
+    assert not weights.any()

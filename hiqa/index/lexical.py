@@ -282,12 +282,20 @@ class LexicalIndex:
         """The share of the collection's documents some segment head of which holds ``term``
         (a BM25 term, stemmed): a word of the headings nearly every document has ("name",
         "descript" in man pages) is the document kind's, not a section's own.  Cached."""
-        key = "\x00head:" + term
+        return self._share(self._head, "\x00head:", term)
+
+    def body_share(self, term: str) -> float:
+        """The share of the collection's documents some segment body of which holds ``term``
+        (a BM25 term, stemmed): a word nearly every document uses ("were", "changes" in
+        release notes) is the collection's common vocabulary.  Cached."""
+        return self._share(self._body, "\x00body:", term)
+
+    def _share(self, field: _Field | None, prefix: str, term: str) -> float:
+        key = prefix + term
         found = self._used_by.get(key)
         if found is None:
-            head = self._head
-            row = head.vocab.get(term) if head is not None else None
-            segs = head.indices[head.indptr[row]:head.indptr[row + 1]] if head is not None \
+            row = field.vocab.get(term) if field is not None else None
+            segs = field.indices[field.indptr[row]:field.indptr[row + 1]] if field is not None \
                 and row is not None else np.zeros(0, dtype=np.intp)
             found = self._used_by[key] = frozenset(str(d) for d in np.unique(self.doc_ids[segs]))
         if not self._n_documents:

@@ -326,7 +326,8 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
     if len(ids) and names.max() > 0:  # the section asked about, inside the named document
         segments.prefetch(ids)
         heading = own_heading_weights(query, [segments.get(i)
-                                              for i in ids], lexical.head_share)
+                                              for i in ids], lexical.head_share,
+                                     lexical.body_share)
     cands = Candidates(ids=tuple(ids), dense=dense, dense_content=content, bm25=bm25,
                        matches=matches, names=names, query=query,
                        sections=lexical.sections(pos), asked=asked, heading=heading, **unnamed)
