@@ -148,3 +148,49 @@ def test_hiqa_search_says_a_keyword_was_not_taken_as_a_name(pages, settings, cap
     assert main([*argv[:3], "wait(2): some event on a file descriptor", *argv[4:]]) == 0
     err = capsys.readouterr().err
     assert "note: the question names 'wait.2.md'" in err and "ordinary word" not in err
+
+
+TOOLS = {
+    "ls.1.md": ("ls(1)", "ls - list directory contents",
+                ("List information about the FILEs. Sort entries alphabetically; --color "
+                 "colorizes the output.")),
+    "dircolors.1.md": ("dircolors(1)", "dircolors - color setup for ls",
+                       ("Output commands to set the LS_COLORS environment variable, the "
+                        "colors that ls uses for each kind of file.")),
+    **{f"{tool}.1.md": (f"{tool}(1)", f"{tool} - {what}", f"{tool} {body}.") for tool, what, body in [
+        ("cat", "concatenate files", "reads each file in turn and writes it out"),
+        ("cp", "copy files", "copies a source file to a destination"),
+        ("mv", "move files", "renames a source file to a destination"),
+        ("rm", "remove files", "unlinks each named file"),
+        ("head", "output the first part of files", "prints the first ten lines"),
+        ("tail", "output the last part of files", "prints the last ten lines"),
+        ("sort", "sort lines of text", "orders the lines of its input"),
+        ("uniq", "omit repeated lines", "filters adjacent matching lines"),
+        ("wc", "count lines and words", "prints newline, word and byte counts"),
+        ("tee", "read input and write to files", "copies its input to each file"),
+        ("touch", "change file timestamps", "updates the access and modification times"),
+    ]},
+}
+
+
+@pytest.fixture
+def tools(settings, tmp_path):
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    for file, (title, name, body) in TOOLS.items():
+        (folder / file).write_text(page(title, name, body), encoding="utf-8")
+    col = Collection("tools", settings, create=True)
+    col.ingest([folder])
+    return col
+
+
+def test_a_page_that_uses_a_name_told_by_usage_alone_keeps_its_place_before_the_named_page(tools):
+    # `ls`: a plain word one other page uses, a name by the collection's usage alone; the
+    # question is about dircolors, whose own text says ls and which Eq. 2 ranks first
+    result, hits = tools.search_result("color setup for ls", k=3)
+    assert result.named_document == "ls.1.md"
+    assert hits[0].segment.doc_id == "dircolors.1.md"
+    assert "ls.1.md" in {h.segment.doc_id for h in hits}  # the named page right after its own
+    # named by the question's form, the page goes first whatever else ranks higher
+    result, hits = tools.search_result("ls(1): color setup", k=3)
+    assert hits[0].segment.doc_id == "ls.1.md"

@@ -265,42 +265,47 @@ class LexicalIndex:
             return None
         found = self._used_by.get(text)
         if found is None:
-            docs: set[str] | None = None
-            body = self._body
-            for t in words:
-                row = body.vocab.get(t) if body is not None else None
-                if body is None or row is None:
-                    docs = set()
-                    break
-                segs = body.indices[body.indptr[row]:body.indptr[row + 1]]
-                here = {str(d) for d in np.unique(self.doc_ids[segs])}
-                docs = here if docs is None else docs & here
-            found = self._used_by[text] = frozenset(docs or ())
+            found = self._used_by[text] = frozenset.intersection(
+                *(self._documents(self._body, "\x00body:", t) for t in words))
         return found
+
+    def using(self, text: str) -> np.ndarray:
+        """The positions of the segments whose own body holds every BM25 term of ``text``
+        (sorted; empty when ``text`` has no term the index keeps)."""
+        body = self._body
+        rows = [body.vocab.get(t) for t in set(terms(text))] if body is not None else []
+        found = [r for r in rows if r is not None]
+        if body is None or not found or len(found) < len(rows):
+            return np.zeros(0, dtype=np.intp)
+        return reduce(np.intersect1d, (body.indices[body.indptr[r]:body.indptr[r + 1]]
+                                       for r in found))
 
     def head_share(self, term: str) -> float:
         """The share of the collection's documents some segment head of which holds ``term``
         (a BM25 term, stemmed): a word of the headings nearly every document has ("name",
         "descript" in man pages) is the document kind's, not a section's own.  Cached."""
-        return self._share(self._head, "\x00head:", term)
+        return self._share(self._documents(self._head, "\x00head:", term))
 
     def body_share(self, term: str) -> float:
-        """The share of the collection's documents some segment body of which holds ``term``
-        (a BM25 term, stemmed): a word nearly every document uses ("were", "changes" in
-        release notes) is the collection's common vocabulary.  Cached."""
-        return self._share(self._body, "\x00body:", term)
+        """The same for the bodies: a word nearly every document uses ("were", "changes" in
+        release notes) is the collection's common vocabulary."""
+        return self._share(self._documents(self._body, "\x00body:", term))
 
-    def _share(self, field: _Field | None, prefix: str, term: str) -> float:
-        key = prefix + term
-        found = self._used_by.get(key)
+    def _documents(self, field: _Field | None, prefix: str, term: str) -> frozenset[str]:
+        """The documents some segment of which holds ``term`` in ``field``.  Cached."""
+        found = self._used_by.get(prefix + term)
         if found is None:
             row = field.vocab.get(term) if field is not None else None
-            segs = field.indices[field.indptr[row]:field.indptr[row + 1]] if field is not None \
-                and row is not None else np.zeros(0, dtype=np.intp)
-            found = self._used_by[key] = frozenset(str(d) for d in np.unique(self.doc_ids[segs]))
-        if not self._n_documents:
+            segs = field.indices[field.indptr[row]:field.indptr[row + 1]] \
+                if field is not None and row is not None else np.zeros(0, dtype=np.intp)
+            found = self._used_by[prefix + term] = frozenset(
+                str(d) for d in np.unique(self.doc_ids[segs]))
+        return found
+
+    def _share(self, documents: frozenset[str]) -> float:
+        if not self._n_documents:  # counted on first use, not on every open
             self._n_documents = len(set(self.doc_ids.tolist())) or 1
-        return len(found) / self._n_documents
+        return len(documents) / self._n_documents
 
     def position(self, segment_id: str) -> int | None:
         return self._pos.get(segment_id)

@@ -55,6 +55,10 @@ class Naming:
     keyword: str
     strong: bool
     why: str
+    by_usage: bool = False
+    """Named on the collection's usage alone (a plain word few other documents use), not by
+    its shape or the question's form: the weakest name, ``fusion.named_first`` lets a segment
+    that uses it and outranks the named document keep its place."""
 
     def message(self) -> str:
         """What the app and the CLI say of a keyword not taken as a name."""
@@ -117,4 +121,4 @@ def naming(question: str, keyword: str, spread: Callable[[str], float | None]) -
         return Naming(keyword, False, "a function word")
     if share > ORDINARY_SPREAD:
         return Naming(keyword, False, f"used in {share:.0%} of the other documents")
-    return Naming(keyword, True, f"used in {share:.0%} of the other documents")
+    return Naming(keyword, True, f"used in {share:.0%} of the other documents", by_usage=True)

@@ -88,6 +88,10 @@ class Candidates:
     """How much the candidate's own heading is what the question asks about
     (``headings.own_heading_weights``), given when the question names a document; :func:`fuse`
     adds it, scaled over the named document's candidates, to theirs (:func:`heading_bonus`)."""
+    citing: np.ndarray | None = None
+    """1 where the candidate's document is not one the question names but its bodies use every
+    name the question gives (dircolors' pages say ``ls``): :func:`named_first` lets such a
+    candidate that Eq. 2 ranks above every named one keep its place.  None: none does."""
     asked: np.ndarray | None = None
     """1 where the candidate is inside a financial statement the question asks for by name
     ("the balance sheet", ``formats.statements.asked``), 0 elsewhere; None: it names none.
@@ -102,7 +106,7 @@ class Candidates:
             "bm25": _frozen(self.bm25, np.float64),
             "matches": _frozen(self.matches, np.int64),
         }
-        for name in ("sections", "documents", "names", "asked"):
+        for name in ("sections", "documents", "names", "asked", "citing"):
             if getattr(self, name) is not None:
                 arrays[name] = _frozen(getattr(self, name), np.int64)
         for name in ("unnamed_dense", "unnamed_bm25", "heading"):
@@ -317,7 +321,7 @@ def fuse(
     if candidates.sections is not None:
         order = one_per_section(order, candidates.sections)
     if beta > 0 and named_documents_first:
-        order = named_first(order, named_counts(candidates))
+        order = named_first(order, named_counts(candidates), candidates.citing)
     order.setflags(write=False)
     return Ranking(
         candidate_ids=candidates.ids,
@@ -394,7 +398,8 @@ def within_named(order: np.ndarray, scores: np.ndarray, c: Candidates, method: F
     return order
 
 
-def named_first(order: np.ndarray, matches: np.ndarray) -> np.ndarray:
+def named_first(order: np.ndarray, matches: np.ndarray,
+                citing: np.ndarray | None = None) -> np.ndarray:
     """``order`` with the candidates whose document the question names most (m = M > 0)
     before all others, each group in its own order.
 
@@ -408,11 +413,21 @@ def named_first(order: np.ndarray, matches: np.ndarray) -> np.ndarray:
     3.4") theirs are.  Scores are unchanged, and so is the order within each group; a
     question that names none (M = 0) keeps its order.  Measured against the soft bonus alone
     on every dev set (docs/benchmarks.md).
+
+    ``citing`` (``Candidates.citing``) marks segments of documents the question does not name
+    whose own text uses the name, given only when the name is the weakest kind (a plain word
+    told a name by the collection's usage alone, ``keywords.naming``).  Those that Eq. 2 ranks
+    above every named candidate, bonus and all, keep their place: "set colours for ls" is
+    dircolors' description, which says ``ls``.  A version or a company names by its shape, so
+    a later release's "upgrading from 15.1" never outranks 15.1 this way.
     """
     matches = np.asarray(matches)
     if not len(order) or matches.max() <= 0:
         return order
     named = matches[order] == matches.max()
+    if citing is not None and named.any():
+        ahead = np.arange(len(order)) < np.argmax(named)
+        named = named | (ahead & (np.asarray(citing)[order] > 0))
     return np.concatenate([order[named], order[~named]])
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import reduce
 from typing import Any
 
 import numpy as np
@@ -328,10 +329,16 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
         heading = own_heading_weights(query, [segments.get(i)
                                               for i in ids], lexical.head_share,
                                      lexical.body_share)
+    most = max(map(len, named.values()), default=0)
+    given = frozenset().union(*(found for found in named.values() if most and len(found) == most))
+    citing = None
+    if given and all(k in namings and namings[k].by_usage for k in given):  # see named_first
+        using = reduce(np.intersect1d, (lexical.using(k) for k in sorted(given)))
+        citing = (names == 0) & np.isin(pos, using)
     cands = Candidates(ids=tuple(ids), dense=dense, dense_content=content, bm25=bm25,
                        matches=matches, names=names, query=query,
-                       sections=lexical.sections(pos), asked=asked, heading=heading, **unnamed)
-    most = max(map(len, named.values()), default=0)
+                       sections=lexical.sections(pos), asked=asked, heading=heading,
+                       citing=citing, **unnamed)
     chosen = {doc: tuple(k for k in docnames.keyword_names(documents[doc])
                          if normalize_keyword(k) in found)
               for doc, found in sorted(named.items()) if most and len(found) == most}
