@@ -231,3 +231,41 @@ def test_authors_under_a_centred_title_are_not_headings(tmp_path: Path) -> None:
     assert tree(write(tmp_path / "paper.pdf", rows)) == [
         (1, "Cubic approximation of a digitized curve"), (2, "1. Introduction"),
         (2, "2. Method"), (2, "3. Results")]
+
+
+def test_numbered_headings_one_line_apart_are_headings_not_a_list(tmp_path: Path) -> None:
+    """Sub-sections of one line of text each ("1.1.1 Meaning" / a line / "1.1.2 Example") step
+    by two lines, as a list whose items wrap once does: their lines, bold, alone and with
+    space above, are headings.  A list whose bold items wrap in their block, stepping by two
+    lines too, is still a list."""
+    rows = [heading("1 Entry types"), *prose(2), heading("1.1 Articles", 12), *prose(1)]
+    for n, title in enumerate(("Meaning", "Example", "Fields", "Output"), 1):
+        rows += [heading(f"1.1.{n} {title}", 10, space=10), *prose(1, space=4)]
+    rows += [heading("1.2 Books", 12), *prose(2)]
+    steps = (("Close the valve on the lower basin and wait until", "the pressure falls"),
+             ("Open the vent on the tank on the hill and let", "the air out"),
+             ("Start the motor and check that the pump draws", "water again"))
+    for n, (first, wrapped) in enumerate(steps, 1):
+        rows += [Row(f"{n}. {first}", font="hebo", space=3, indent=12),
+                 Row(wrapped, font="hebo", indent=24)]
+    rows += [*prose(3), heading("2 Fields"), *prose(4)]
+    assert tree(write(tmp_path / "one-line-sections.pdf", rows)) == [
+        (1, "1 Entry types"), (2, "1.1 Articles"), (3, "1.1.1 Meaning"), (3, "1.1.2 Example"),
+        (3, "1.1.3 Fields"), (3, "1.1.4 Output"), (2, "1.2 Books"), (1, "2 Fields")]
+
+
+def test_contents_rows_stepping_by_two_lines_are_not_headings(tmp_path: Path) -> None:
+    """A contents page whose chapter rows are bold, alone and with space above, one section
+    row between them, steps by two lines as one-line sections do: its rows end in their
+    page numbers, so it is still contents, not headings."""
+    chapters = (("Entry types", "Articles"), ("Fields", "Names"), ("Options", "Dates"))
+    rows = [heading("Contents")]
+    for n, (title, section) in enumerate(chapters, 1):
+        rows += [Row(f"{n} {title} {n + 1}", font="hebo", space=10.0),
+                 Row(f"{n}.1 {section} {n + 1}", indent=12, space=6.0)]
+    for n, (title, section) in enumerate(chapters, 1):
+        rows += [heading(f"{n} {title}", new_page=True), *prose(3), heading(f"{n}.1 {section}", 12),
+                 *prose(4)]
+    assert tree(write(tmp_path / "contents.pdf", rows)) == [
+        (1, "Contents"), (1, "1 Entry types"), (2, "1.1 Articles"), (1, "2 Fields"),
+        (2, "2.1 Names"), (1, "3 Options"), (2, "3.1 Dates")]

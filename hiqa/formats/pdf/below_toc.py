@@ -15,13 +15,13 @@ from dataclasses import replace
 from hiqa.formats.form import CONTENTS_ITEMS, MIN_ITEMS
 from hiqa.formats.form import label as form_label
 from hiqa.formats.pdf.layout import (
-    _ancestors,
-    _Candidate,
-    _dominant,
-    _found,
-    _layout_candidates,
-    _levels,
-    _number_key,
+    HeadingCandidate,
+    ancestors,
+    dominant,
+    found_headings,
+    heading_levels,
+    layout_candidates,
+    number_key,
 )
 from hiqa.formats.pdf.lines import (
     BODY,
@@ -57,10 +57,10 @@ def deeper_headings(
         d = numbering_depth(h.title)
         if d is not None:
             by_depth[d][h.level] += 1
-            numbers.add(_number_key(h.title))
+            numbers.add(number_key(h.title))
     max_depth = max(by_depth, default=None)
-    extra: list[tuple[_Candidate, int]] = []
-    layout = _layout_candidates(lines, body, page_widths)
+    extra: list[tuple[HeadingCandidate, int]] = []
+    layout = layout_candidates(lines, body, page_widths)
     parts = [c for c in layout if c.part]
     titles = {norm_title(c.title) for c in parts}
     if books >= 2 and len(parts) >= 2 and len(titles) == len(parts):
@@ -69,16 +69,16 @@ def deeper_headings(
         extra += [(c, 1) for c in parts]
         by_depth = {d: Counter({lv + 1: n for lv, n in cnt.items()}) for d, cnt in by_depth.items()}
     if max_depth is None:
-        return sorted([*placed, *_found(lines, extra)], key=lambda h: h.anchor)
-    level_of_max = _dominant(by_depth[max_depth])
+        return sorted([*placed, *found_headings(lines, extra)], key=lambda h: h.anchor)
+    level_of_max = dominant(by_depth[max_depth])
     for c in layout:
         if c.depth is None or c.depth <= max_depth or c.part:
             continue
-        key = _number_key(c.title)
-        if any(k in numbers for k in _ancestors(key)):
+        key = number_key(c.title)
+        if any(k in numbers for k in ancestors(key)):
             numbers.add(key)
             extra.append((c, level_of_max + c.depth - max_depth))
-    return sorted([*placed, *_found(lines, extra)], key=lambda h: h.anchor)
+    return sorted([*placed, *found_headings(lines, extra)], key=lambda h: h.anchor)
 
 
 _COLUMN_HEADS = {"page", "pages", "page no.", "page number"}
@@ -97,14 +97,15 @@ def headings_within(
     by their type alone.  The form's structure (``form.form_structure``) then puts each below
     its Item."""
     taken = {h.anchor for h in placed}
-    extra = [c for c in _layout_candidates(lines, body, page_widths)
+    extra = [c for c in layout_candidates(lines, body, page_widths)
              if c.first >= start and c.depth is None and not c.part and c.first not in taken
              and c.title.strip().casefold() not in _COLUMN_HEADS
              and not any(lines[i].role == HEADING for i in range(c.first, c.last + 1))]
     if not extra:
         return list(placed)
     deepest = max((h.level for h in placed), default=0)
-    found = _found(lines, [(c, deepest + r) for c, r in zip(extra, _levels(extra), strict=True)])
+    levels = heading_levels(extra)
+    found = found_headings(lines, [(c, deepest + r) for c, r in zip(extra, levels, strict=True)])
     return sorted([*placed, *found], key=lambda h: h.anchor)
 
 

@@ -5,12 +5,14 @@ report lists steps ("1. Open …", "2. Close …"), a contents page the sections
 the reader recognise as one.  Each such line starts with a number that, read alone, looks
 like a section number.  What tells them apart is how the numbers *sequence*: the lines of a
 listing or a list count up by one every line or two, while section headings count up
-sparsely, with paragraphs between them.
+sparsely, with paragraphs between them.  Sections of one line of text each count up every
+two lines too; what sets them apart is how their lines look: set apart as headings, where a
+listing's numbered lines and a list's items are not.
 
 ``numbered_runs`` follows every number to its successor (``n`` → ``n + 1`` under the same
 prefix, ``3.4`` → ``3.5``, roman numbers apart) and keeps the chains whose steps are dense;
-``numbered_sequences`` gives the sparse ones, the numbers of sections.  Everything here is
-the document's own evidence: no producer, font or file name is consulted.
+``numbered_sequences`` gives the others, the numbers of sections.  Everything here is the
+document's own evidence: no producer, font or file name is consulted.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -28,11 +30,15 @@ _NUMBER = re.compile(r"^\(?((?:\d{1,4}\.)*)(\d{1,5})[.)]?\s+\S")
 _ROMAN_NUMBER = re.compile(r"^([IVXLC]{1,6})\.\s+\S")
 _ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
 
+LIST_STEP = 1.0
+"""Lines from one number to the next (median) of a chain that is a listing, a list or contents
+rows however its lines look: a number on every line."""
+
 DENSE_STEP = 2.0
 """Lines from one number of a listing or list to the next (median): a program line, or an
 item that wraps once.  Sections mostly have a paragraph between their numbers; sections of a
-single line each step by two as well and are taken for a list (a known miss, recorded in
-docs/pdf-structure.md: the check sample's biblatex-bookinother)."""
+single line of text each step by two as well ("4.3.1 Meaning" / a line / "4.3.2 Example"), and
+their chain is told from a list's by its lines: every one set apart as a heading."""
 
 MIN_RUN = 3
 """Numbers in a row before a chain counts as a listing, a list or a sequence of sections."""
@@ -42,22 +48,28 @@ MIN_RUN = 3
 class _Chain:
     members: list[int] = field(default_factory=list)  # line indices
 
-    @property
-    def dense(self) -> bool:
+    def dense(self, heading: Callable[[int], bool]) -> bool:
+        """Numbered every line, or every line or two and not every member a ``heading``."""
         steps = [b - a for a, b in pairwise(self.members)]
-        return bool(steps) and statistics.median(steps) <= DENSE_STEP
+        if not steps:
+            return False
+        step = statistics.median(steps)
+        return step <= LIST_STEP or (
+            step <= DENSE_STEP and not all(heading(i) for i in self.members))
 
 
-def numbered_runs(lines: Sequence[Line]) -> set[int]:
+def numbered_runs(lines: Sequence[Line], heading: Callable[[int], bool]) -> set[int]:
     """Indices of lines that belong to a dense run of consecutively numbered lines (a listing's
-    line numbers, a numbered list, contents rows): never headings."""
-    return {i for chain in _chains(lines) if chain.dense for i in chain.members}
+    line numbers, a numbered list, contents rows): never headings.  ``heading`` tells whether
+    a line is set apart as a heading over text."""
+    return {i for chain in _chains(lines) if chain.dense(heading) for i in chain.members}
 
 
-def numbered_sequences(lines: Sequence[Line]) -> list[list[int]]:
-    """Sparse runs of consecutive numbers ("I." … "II." … "III.", text between them): the
-    numbers a document gives its sections, whatever their type."""
-    return [chain.members for chain in _chains(lines) if not chain.dense]
+def numbered_sequences(lines: Sequence[Line], heading: Callable[[int], bool]) -> list[list[int]]:
+    """Runs of consecutive numbers that are not dense ("I." … "II." … "III.", text between
+    them; sections of one line each): the numbers a document gives its sections, whatever
+    their type."""
+    return [chain.members for chain in _chains(lines) if not chain.dense(heading)]
 
 
 def _chains(lines: Sequence[Line]) -> list[_Chain]:

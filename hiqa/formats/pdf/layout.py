@@ -26,23 +26,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from hiqa.formats.pdf.lines import (
-    _CENTRED,
     _COVER_MAX_BODY_CHARS,
     _DOTTED,
     _ELEMENT,
     _LABEL,
     _LABEL_ONLY,
-    _LARGE_RATIO,
     _LEADER,
     _MAX_HEADING_LINES,
     _PLAIN,
     _SPACES,
     BODY,
+    CENTRED,
     HEADING,
+    LARGE_RATIO,
     MAX_LEVEL,
     FoundHeading,
     Line,
-    _bucket,
+    bucket,
     norm_title,
     numbering_depth,
     strip_numbering,
@@ -53,7 +53,7 @@ from hiqa.formats.pdf.lines import (
 
 
 @dataclass(slots=True)
-class _Candidate:
+class HeadingCandidate:
     first: int
     last: int
     title: str
@@ -63,12 +63,15 @@ class _Candidate:
     part: bool = False  # the title of a title page (a book, a part): above every chapter
 
 
-def _ancestors(key: str) -> list[str]:
+def ancestors(key: str) -> list[str]:
     parts = key.split(".")
     return [".".join(parts[:k]) for k in range(len(parts) - 1, 0, -1)]
 
 
-def _found(lines: Sequence[Line], cands: Sequence[tuple[_Candidate, int]]) -> list[FoundHeading]:
+def found_headings(
+    lines: Sequence[Line], cands: Sequence[tuple[HeadingCandidate, int]]
+) -> list[FoundHeading]:
+    """``cands`` at their levels as headings; marks their lines as ``HEADING``."""
     found = []
     for c, level in cands:
         for i in range(c.first, c.last + 1):
@@ -81,13 +84,13 @@ def _found(lines: Sequence[Line], cands: Sequence[tuple[_Candidate, int]]) -> li
     return found
 
 
-def _layout_candidates(
+def layout_candidates(
     lines: Sequence[Line], body: float, page_widths: Sequence[float] = (),
     blocked: AbstractSet[int] = frozenset(),
-) -> list[_Candidate]:
+) -> list[HeadingCandidate]:
     """Heading candidates from the layout, in document order; no line is marked.  A line in
     ``blocked`` (a listing's, a list's: ``hiqa.formats.pdf.typography``) starts none."""
-    cands = [c for c in _candidates(lines, body, blocked) if _acceptable(c, lines)]
+    cands = [c for c in _candidates(lines, body, blocked) if acceptable(c, lines)]
     cands = _drop_term_tags(cands, lines)
     cands = _add_plain_numbered(cands, lines, body, blocked)
     cands = _drop_repeated_labels(cands)
@@ -111,17 +114,17 @@ def _styled(ln: Line, body: float) -> bool:
     if ln.role != BODY or not ln.upright:
         return False
     if ln.code and not ln.bold:  # code, unless a larger numbered line ("3.4.1 mp_run(MP mp)")
-        return ln.size >= body * _LARGE_RATIO and bool(_DOTTED.match(ln.text))
-    return ln.size >= body * _LARGE_RATIO or (ln.bold and ln.size >= body - 0.6)
+        return ln.size >= body * LARGE_RATIO and bool(_DOTTED.match(ln.text))
+    return ln.size >= body * LARGE_RATIO or (ln.bold and ln.size >= body - 0.6)
 
 
 def _style(ln: Line) -> tuple[float, bool]:
-    return _bucket(ln.size), ln.bold
+    return bucket(ln.size), ln.bold
 
 
 def _candidates(
     lines: Sequence[Line], body: float, blocked: AbstractSet[int] = frozenset()
-) -> Iterable[_Candidate]:
+) -> Iterable[HeadingCandidate]:
     """Runs of consecutive heading-styled lines merged into one title each."""
     column = _column(lines)
     i, n = 0, len(lines)
@@ -165,13 +168,13 @@ def _candidates(
             continue
         title = _join_title(parts)
         head = lines[i + 1] if label_only and last > i else ln
-        yield _Candidate(
+        yield HeadingCandidate(
             first=i,
             last=last,
             title=title,
             style=_style(head),
             depth=numbering_depth(title),
-            large=head.size >= body * _LARGE_RATIO,
+            large=head.size >= body * LARGE_RATIO,
         )
         i = last + 1
 
@@ -191,10 +194,10 @@ def _starts_apart(first: Line, cur: Line, nxt: Line, column: tuple[float, float]
 def _centred_in(ln: Line, column: tuple[float, float]) -> bool:
     left, right = column
     indent, short = ln.x0 - left, right - ln.x1
-    return indent > ln.size and abs(indent - short) <= _CENTRED * max(right - left, 1.0)
+    return indent > ln.size and abs(indent - short) <= CENTRED * max(right - left, 1.0)
 
 
-def _drop_term_tags(cands: list[_Candidate], lines: Sequence[Line]) -> list[_Candidate]:
+def _drop_term_tags(cands: list[HeadingCandidate], lines: Sequence[Line]) -> list[HeadingCandidate]:
     """Body-size bold lines inside the text rather than over it are not sub-headings:
 
     * one indented from the page's left edge whose next line is indented deeper still is a
@@ -238,16 +241,16 @@ def _drop_term_tags(cands: list[_Candidate], lines: Sequence[Line]) -> list[_Can
 
 
 def _add_plain_numbered(
-    cands: list[_Candidate], lines: Sequence[Line], body: float,
+    cands: list[HeadingCandidate], lines: Sequence[Line], body: float,
     blocked: AbstractSet[int] = frozenset(),
-) -> list[_Candidate]:
+) -> list[HeadingCandidate]:
     """Sub-sections set in the body's weight ("3.1. Creating links" in roman, a hair larger):
     a one-line block at least body size whose dotted number continues a numbered heading
     already found ("3.1." under "3.") is a heading too.  Contents pages are left alone."""
-    known = {_number_key(c.title) for c in cands if c.depth is not None}
+    known = {number_key(c.title) for c in cands if c.depth is not None}
     taken = {i for c in cands for i in range(c.first, c.last + 1)}
     leaders: Counter[int] = Counter(ln.page for ln in lines if _LEADER.search(ln.text))
-    added: list[_Candidate] = []
+    added: list[HeadingCandidate] = []
     for i, ln in enumerate(lines):
         if (
             i in taken
@@ -257,27 +260,28 @@ def _add_plain_numbered(
             or not ln.upright
             or ln.size < body - 0.25
             or leaders[ln.page] >= 3
-            or not _alone(lines, i)
+            or not alone(lines, i)
         ):
             continue
         m = _DOTTED.match(ln.text)
         if not m or m.group("n").rsplit(".", 1)[0] not in known:
             continue
-        cand = _Candidate(i, i, ln.text, _style(ln), numbering_depth(ln.text), False)
+        cand = HeadingCandidate(i, i, ln.text, _style(ln), numbering_depth(ln.text), False)
         words = ln.text.split()
-        if len(words) > 12 or ln.text.endswith(".") or not _acceptable(cand, lines):
+        if len(words) > 12 or ln.text.endswith(".") or not acceptable(cand, lines):
             continue
         added.append(cand)
         known.add(m.group("n"))
     return sorted([*cands, *added], key=lambda c: c.first) if added else cands
 
 
-def _number_key(title: str) -> str:
+def number_key(title: str) -> str:
     m = _LABEL.match(title) or _DOTTED.match(title) or _PLAIN.match(title)
     return m.group("n") if m else ""
 
 
-def _alone(lines: Sequence[Line], i: int) -> bool:
+def alone(lines: Sequence[Line], i: int) -> bool:
+    """Line ``i`` is a block of its own: no line of its paragraph right before or after it."""
     ln = lines[i]
     return (i == 0 or lines[i - 1].block != ln.block) and (
         i + 1 >= len(lines) or lines[i + 1].block != ln.block
@@ -297,7 +301,8 @@ def _join_title(parts: Sequence[str]) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
-def _acceptable(c: _Candidate, lines: Sequence[Line]) -> bool:
+def acceptable(c: HeadingCandidate, lines: Sequence[Line]) -> bool:
+    """``c``'s title reads as a heading's: words, not a number, a leader row or a sentence."""
     t = c.title
     if len(t) < 2 or len(t) > 200 or _LEADER.search(t) or _LABEL_ONLY.match(t):
         return False
@@ -319,11 +324,11 @@ def _acceptable(c: _Candidate, lines: Sequence[Line]) -> bool:
     if c.depth is not None:
         return True
     first, last = lines[c.first], lines[c.last]
-    alone = (c.first == 0 or lines[c.first - 1].block != first.block) and (
+    on_its_own = (c.first == 0 or lines[c.first - 1].block != first.block) and (
         c.last + 1 >= len(lines) or lines[c.last + 1].block != last.block
     )
     return (
-        alone
+        on_its_own
         and len(words) <= 12
         and not t.endswith(".")
         and ": " not in t
@@ -331,7 +336,7 @@ def _acceptable(c: _Candidate, lines: Sequence[Line]) -> bool:
     )
 
 
-def _introduces_block(c: _Candidate, lines: Sequence[Line]) -> bool:
+def _introduces_block(c: HeadingCandidate, lines: Sequence[Line]) -> bool:
     """A body-size bold line ending in a colon is a run-in label ("Note:") unless it stands on
     its own and the text under it is indented deeper: then it heads that block (groff's
     ``.SS "The following options are useful only when verifying:"`` over its option list)."""
@@ -345,13 +350,15 @@ def _introduces_block(c: _Candidate, lines: Sequence[Line]) -> bool:
     )
 
 
-def _drop_repeated_labels(cands: list[_Candidate]) -> list[_Candidate]:
+def _drop_repeated_labels(cands: list[HeadingCandidate]) -> list[HeadingCandidate]:
     """Body-size bold lines repeated verbatim many times ("Example", "Note") are labels."""
     counts = Counter(norm_title(c.title) for c in cands if not c.large and c.depth is None)
     return [c for c in cands if c.large or c.depth is not None or counts[norm_title(c.title)] < 3]
 
 
-def _keep_cover_title_only(cands: list[_Candidate], lines: Sequence[Line]) -> list[_Candidate]:
+def _keep_cover_title_only(
+    cands: list[HeadingCandidate], lines: Sequence[Line]
+) -> list[HeadingCandidate]:
     """A cover page (page 1 of a longer document, almost no body text, no numbered heading)
     shows the title, the authors and the publisher in large fonts; only the largest of them
     is a heading."""
@@ -383,8 +390,8 @@ def _column(lines: Sequence[Line]) -> tuple[float, float]:
 
 
 def _title_blocks(
-    cands: list[_Candidate], lines: Sequence[Line], page_widths: Sequence[float]
-) -> list[_Candidate]:
+    cands: list[HeadingCandidate], lines: Sequence[Line], page_widths: Sequence[float]
+) -> list[HeadingCandidate]:
     """A title block (book or part title page, the head of a paper): the page's first line is
     its largest heading, centred, and more centred lines follow it (subtitle, release,
     authors) before the text or the first left-aligned heading.  Its title becomes a *part*
@@ -404,8 +411,8 @@ def _title_blocks(
 
         def _centred(ln: Line, width: float = width) -> bool:
             indent, short = ln.x0 - left, right - ln.x1
-            on_page = abs((ln.x0 + ln.x1 - width) / 2) <= _CENTRED * width / 2
-            in_column = abs(indent - short) <= _CENTRED * width
+            on_page = abs((ln.x0 + ln.x1 - width) / 2) <= CENTRED * width / 2
+            in_column = abs(indent - short) <= CENTRED * width
             return indent > 0.02 * width and (in_column or on_page)
 
         if not _centred(lines[c.first]):
@@ -434,7 +441,7 @@ def _top_number(title: str) -> int | None:
     return int(head) if head.isdigit() else None
 
 
-def _numbering_runs(cands: Sequence[_Candidate]) -> list[list[int]]:
+def _numbering_runs(cands: Sequence[HeadingCandidate]) -> list[list[int]]:
     """Numbered headings split where the numbering starts again ("1." after "6."): a
     collection of books or articles numbers each one from 1."""
     runs: list[list[int]] = []
@@ -453,11 +460,11 @@ def _numbering_runs(cands: Sequence[_Candidate]) -> list[list[int]]:
     return runs
 
 
-def _dominant(counter: Counter) -> Any:
+def dominant(counter: Counter) -> Any:
     return counter.most_common(1)[0][0]
 
 
-def _levels(cands: Sequence[_Candidate]) -> list[int]:
+def heading_levels(cands: Sequence[HeadingCandidate]) -> list[int]:
     """One level per heading, consistent across the document.
 
     Numbered headings: their numbering depth, shifted per numbering run so that the run's
@@ -474,7 +481,7 @@ def _levels(cands: Sequence[_Candidate]) -> list[int]:
     if runs:
         main = max(runs, key=len)
         start = main[0]
-        first_style = _dominant(Counter(cands[k].style for k in main if cands[k].depth == 1)) \
+        first_style = dominant(Counter(cands[k].style for k in main if cands[k].depth == 1)) \
             if any(cands[k].depth == 1 for k in main) else None
         above = any(
             c.part or (c.depth is None and first_style is not None and c.style > first_style)
@@ -484,7 +491,7 @@ def _levels(cands: Sequence[_Candidate]) -> list[int]:
         per_style: dict[tuple[float, bool], Counter[int]] = defaultdict(Counter)
         for k in main:
             per_style[cands[k].style][cands[k].depth + main_offset] += 1  # type: ignore[operator]
-        main_levels = {s: _dominant(cnt) for s, cnt in per_style.items()}
+        main_levels = {s: dominant(cnt) for s, cnt in per_style.items()}
         for run in runs:
             if run is main:
                 offset = main_offset
@@ -494,7 +501,7 @@ def _levels(cands: Sequence[_Candidate]) -> list[int]:
                     known = main_levels.get(cands[k].style)
                     if known is not None:
                         votes[known - cands[k].depth] += 1  # type: ignore[operator]
-                offset = _dominant(votes) if votes else main_offset
+                offset = dominant(votes) if votes else main_offset
                 offset = max(offset, 0)
             for k in run:
                 levels[k] = cands[k].depth + offset  # type: ignore[operator]
@@ -502,7 +509,7 @@ def _levels(cands: Sequence[_Candidate]) -> list[int]:
         for run in runs:
             for k in run:
                 learned[cands[k].style][levels[k]] += 1
-        style_level = {s: _dominant(cnt) for s, cnt in learned.items()}
+        style_level = {s: dominant(cnt) for s, cnt in learned.items()}
     has_parts = any(c.part for c in cands)
     unnumbered = {c.style for c in cands if c.depth is None and not c.part}
     if not style_level:
@@ -530,7 +537,7 @@ def _levels(cands: Sequence[_Candidate]) -> list[int]:
     return levels
 
 
-def _lift_skipping_styles(cands: Sequence[_Candidate], levels: list[int]) -> None:
+def _lift_skipping_styles(cands: Sequence[HeadingCandidate], levels: list[int]) -> None:
     """An unnumbered style whose headings never sit directly under the level above theirs
     (a body-size bold style used only under chapters) moves up to the deepest level its
     headings do sit under."""

@@ -22,7 +22,7 @@ from hiqa.formats.statements import family
 BODY, FURNITURE, HEADING, TABLE, CAPTION, NAV = range(6)  # NAV: a TOC or index page's line
 
 MAX_LEVEL = 6
-_LARGE_RATIO = 1.08  # a heading font is at least 8 % larger than the body font
+LARGE_RATIO = 1.08  # a heading font is at least 8 % larger than the body font
 _MAX_HEADING_LINES = 3  # a longer run of large text is a paragraph, not a heading
 _MARGIN = 0.10  # running headers/footers live in the top/bottom 10 % of the page
 _COVER_MAX_BODY_CHARS = 400
@@ -57,7 +57,7 @@ _PAGE_NUMBER = re.compile(
 )
 _DIGITS = re.compile(r"\d+")
 _ELEMENT = re.compile(r"<(/?[A-Za-z][\w:.-]*(?:\s[^<>]*)?)>")  # <dir prefix="default">
-_CENTRED = 0.04  # centred: indents from the text column (or page edges) differ by < 4 % of width
+CENTRED = 0.04  # centred: indents from the text column (or page edges) differ by < 4 % of width
 _SPACES = re.compile(r"\s+")
 _HYPHENATED = re.compile(r"[^\W\d_]-$")  # a word broken at a row's end ("adjust-")
 _WIDE_GAP = re.compile(r"\s{3,}")
@@ -318,11 +318,11 @@ def body_size(lines: Sequence[Line]) -> float:
     weight: Counter[float] = Counter()
     for ln in lines:
         if ln.role == BODY:
-            weight[_bucket(ln.size)] += len(ln.text)
+            weight[bucket(ln.size)] += len(ln.text)
     return weight.most_common(1)[0][0] if weight else 10.0
 
 
-def _bucket(size: float) -> float:
+def bucket(size: float) -> float:
     return round(size * 2) / 2
 
 

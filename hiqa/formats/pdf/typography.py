@@ -11,9 +11,11 @@ evidence allows them to be, in the order ``typographic_headings`` applies it:
   examples, a package's implementation) would otherwise make its prose look "larger than the
   body" and every prose line a heading;
 * **blocks** never hold a heading: lines of a dense run of consecutive numbers (a listing's
-  line numbers, a numbered list, contents rows: ``hiqa.formats.pdf.blocks``), and monospace
-  lines no larger than the text (code, bold or not: a listing sets its keywords in bold),
-  unless set apart over prose in a style that is not a listing's;
+  line numbers, a numbered list, contents rows: ``hiqa.formats.pdf.blocks``; a run stepping
+  by two lines whose every line is set apart as a heading, bold or larger, alone and with
+  space above, is sections of one line of text each), and monospace lines no larger than the
+  text (code, bold or not: a listing sets its keywords in bold), unless set apart over prose
+  in a style that is not a listing's;
 * a heading **says something**: an unnumbered one has a word of three letters or more (a
   figure's panel labels "a b", axis names "S1 B1" are set large and alone too);
 * a title followed by a page number, printed again later as a heading, is a row of a contents
@@ -45,20 +47,20 @@ from collections.abc import Set as AbstractSet
 
 from hiqa.formats.pdf.blocks import numbered_runs, numbered_sequences
 from hiqa.formats.pdf.layout import (
-    _acceptable,
-    _alone,
-    _Candidate,
-    _found,
-    _layout_candidates,
-    _levels,
+    HeadingCandidate,
+    acceptable,
+    alone,
+    found_headings,
+    heading_levels,
+    layout_candidates,
 )
 from hiqa.formats.pdf.lines import (
-    _CENTRED,
-    _LARGE_RATIO,
     BODY,
+    CENTRED,
+    LARGE_RATIO,
     FoundHeading,
     Line,
-    _bucket,
+    bucket,
     norm_title,
     numbering_depth,
     strip_numbering,
@@ -78,15 +80,15 @@ def typographic_headings(
     """Headings of a document with neither outline nor printed contents, from its typography;
     marks their lines as ``HEADING``."""
     text = text_size(lines, body)
-    listing = numbered_runs(lines)
+    listing = numbered_runs(lines, lambda i: _heads_text(lines, i, text))
     blocked = listing | _code_lines(lines, text, listing)
-    cands = [c for c in _layout_candidates(lines, text, page_widths, blocked) if _says(c)]
+    cands = [c for c in layout_candidates(lines, text, page_widths, blocked) if _says(c)]
     cands = _without_label_styles(_without_text_styles(_without_contents_rows(cands), lines))
     cands = _with_sequences(cands, lines, text, page_widths)
     cands = _without_byline(cands, lines, page_widths)
-    levels = _back_matter(cands, _levels(cands))
+    levels = _back_matter(cands, heading_levels(cands))
     kept = _with_index_letters(_drop_continued(cands, levels), lines, text)
-    return _found(lines, kept)
+    return found_headings(lines, kept)
 
 
 def text_size(lines: Sequence[Line], body: float) -> float:
@@ -99,7 +101,7 @@ def text_size(lines: Sequence[Line], body: float) -> float:
             continue
         total += len(ln.text)
         if not ln.code:
-            prose[_bucket(ln.size)] += len(ln.text)
+            prose[bucket(ln.size)] += len(ln.text)
     if not prose or sum(prose.values()) < TEXT_SHARE * total:
         return body
     return prose.most_common(1)[0][0]
@@ -111,7 +113,7 @@ def _code_lines(lines: Sequence[Line], text: float, listing: AbstractSet[int]) -
     set apart too, most of them over prose rather than code.  That is a heading naming a module
     or a function (``django.contrib.admin`` set in bold code type in release notes), not a
     listing's keyword in bold nor the name of a macro over its implementation."""
-    mono = [i for i, ln in enumerate(lines) if ln.mono and ln.size < text * _LARGE_RATIO]
+    mono = [i for i, ln in enumerate(lines) if ln.mono and ln.size < text * LARGE_RATIO]
     count: Counter[tuple[float, bool]] = Counter()
     code: Counter[tuple[float, bool]] = Counter()
     for i in mono:
@@ -163,7 +165,7 @@ TIGHT = 0.5
 """A gap under half a line's height between two rows: no space sets them apart."""
 
 
-def _says(c: _Candidate) -> bool:
+def _says(c: HeadingCandidate) -> bool:
     """Numbered, or holding a word of three letters or more."""
     return c.depth is not None or bool(_WORD.search(c.title))
 
@@ -171,7 +173,7 @@ def _says(c: _Candidate) -> bool:
 _PAGE_REF = re.compile(r"^(.*\S)\s+(?:\d{1,4}|[ivxlc]{1,6})$")
 
 
-def _without_contents_rows(cands: list[_Candidate]) -> list[_Candidate]:
+def _without_contents_rows(cands: list[HeadingCandidate]) -> list[HeadingCandidate]:
     """A candidate that is a later heading's title followed by a page number is a row of a
     contents page that was not recognised as one ("2 Use 2" before "2 Use")."""
     later: set[str] = set()
@@ -193,7 +195,9 @@ TEXT_LINE = 45
 """Characters a line of running text holds on average (a heading's line holds far fewer)."""
 
 
-def _without_text_styles(cands: list[_Candidate], lines: Sequence[Line]) -> list[_Candidate]:
+def _without_text_styles(
+    cands: list[HeadingCandidate], lines: Sequence[Line]
+) -> list[HeadingCandidate]:
     """Unnumbered candidates in a text style dropped: a heading style is rare and short."""
     chars: Counter[tuple[float, bool]] = Counter()
     count: Counter[tuple[float, bool]] = Counter()
@@ -211,11 +215,11 @@ LABEL_REPEATS = 3
 """A title printed this many times is a label ("Note Style", "Example"), not a section's."""
 
 
-def _without_label_styles(cands: list[_Candidate]) -> list[_Candidate]:
+def _without_label_styles(cands: list[HeadingCandidate]) -> list[HeadingCandidate]:
     """Unnumbered candidates of a style whose titles are mostly labels (each printed
     ``LABEL_REPEATS`` times or more) dropped, the style's other titles with them: a style
     that sets "Note Style" over every example is the examples' labels' style."""
-    by_style: dict[tuple[float, bool], list[_Candidate]] = defaultdict(list)
+    by_style: dict[tuple[float, bool], list[HeadingCandidate]] = defaultdict(list)
     for c in cands:
         if c.depth is None and not c.part:
             by_style[c.style].append(c)
@@ -231,18 +235,18 @@ def _without_label_styles(cands: list[_Candidate]) -> list[_Candidate]:
 
 
 def _with_sequences(
-    cands: list[_Candidate], lines: Sequence[Line], text: float, page_widths: Sequence[float]
-) -> list[_Candidate]:
+    cands: list[HeadingCandidate], lines: Sequence[Line], text: float, page_widths: Sequence[float]
+) -> list[HeadingCandidate]:
     """``cands`` with the lines of sparse number sequences whose every line reads as a
     section's title set apart from the text."""
     taken = {i for c in cands for i in range(c.first, c.last + 1)}
     added = []
-    for run in numbered_sequences(lines):
+    for run in numbered_sequences(lines, lambda i: _heads_text(lines, i, text)):
         fresh = [i for i in run if i not in taken]
         if fresh and all(_set_apart(lines, i, text, page_widths) for i in run):
-            added += [c for c in (_Candidate(i, i, lines[i].text, _style(lines[i]),
+            added += [c for c in (HeadingCandidate(i, i, lines[i].text, _style(lines[i]),
                                              numbering_depth(lines[i].text), False)
-                                  for i in fresh) if _acceptable(c, lines) and _says(c)]
+                                  for i in fresh) if acceptable(c, lines) and _says(c)]
     return sorted([*cands, *added], key=lambda c: c.first) if added else cands
 
 
@@ -255,18 +259,37 @@ def _set_apart(lines: Sequence[Line], i: int, text: float, page_widths: Sequence
     type or its place: centred, in capitals, bold, or of another size."""
     ln = lines[i]
     words = strip_numbering(ln.text)
-    return (
-        _alone(lines, i)
-        and len(ln.text.split()) <= MAX_TITLE_WORDS
-        and not ln.text.endswith((".", ",", ";", ":"))
-        and (ln.bold or _bucket(ln.size) != text or words.isupper()
-             or _centred_on_page(ln, page_widths))
-    )
+    return _title_line(lines, i) and (ln.bold or bucket(ln.size) != text or words.isupper()
+                                      or _centred_on_page(ln, page_widths))
+
+
+def _heads_text(lines: Sequence[Line], i: int, text: float) -> bool:
+    """Set apart as a heading over text: a short line alone in its block, not a sentence, bold
+    or larger than the text, with space above it, and not ending in a number as a contents
+    row ends in its page.  A listing's numbered lines have no space above them, a list's
+    items wrap in their block or have no type of their own."""
+    ln = lines[i]
+    return (_title_line(lines, i) and (ln.bold or ln.size >= text * LARGE_RATIO)
+            and _PAGE_REF.match(ln.text) is None and _space_above(lines, i))
+
+
+def _title_line(lines: Sequence[Line], i: int) -> bool:
+    """A short line alone in its block that is not a sentence."""
+    ln = lines[i]
+    return (alone(lines, i) and len(ln.text.split()) <= MAX_TITLE_WORDS
+            and not ln.text.endswith((".", ",", ";", ":")))
+
+
+def _space_above(lines: Sequence[Line], i: int) -> bool:
+    """Line ``i`` opens its page or stands at least ``TIGHT`` of its height below the line
+    before it."""
+    ln, prev = lines[i], lines[i - 1] if i else None
+    return prev is None or prev.page != ln.page or ln.y0 - prev.y1 >= TIGHT * ln.height
 
 
 def _without_byline(
-    cands: list[_Candidate], lines: Sequence[Line], page_widths: Sequence[float]
-) -> list[_Candidate]:
+    cands: list[HeadingCandidate], lines: Sequence[Line], page_widths: Sequence[float]
+) -> list[HeadingCandidate]:
     """The document's first heading centred on its page, without the unnumbered centred
     candidates that follow it line after line (its subtitle, its authors)."""
     if not cands or cands[0].depth is not None or not _centred_on_page(lines[cands[0].first],
@@ -288,10 +311,10 @@ def _centred_on_page(ln: Line, page_widths: Sequence[float]) -> bool:
     if not 1 <= ln.page <= len(page_widths):
         return False
     width = page_widths[ln.page - 1]
-    return abs((ln.x0 + ln.x1 - width) / 2) <= _CENTRED * width and ln.x0 > 0.1 * width
+    return abs((ln.x0 + ln.x1 - width) / 2) <= CENTRED * width and ln.x0 > 0.1 * width
 
 
-def _back_matter(cands: Sequence[_Candidate], levels: list[int]) -> list[int]:
+def _back_matter(cands: Sequence[HeadingCandidate], levels: list[int]) -> list[int]:
     """Unnumbered headings after the last numbered one, above the numbered top level, put at
     that level, unless their style heads numbered headings elsewhere (a part's style: the
     index of a book in parts is a part of its own)."""
@@ -305,11 +328,11 @@ def _back_matter(cands: Sequence[_Candidate], levels: list[int]) -> list[int]:
 
 
 def _drop_continued(
-    cands: Sequence[_Candidate], levels: Sequence[int]
-) -> list[tuple[_Candidate, int]]:
+    cands: Sequence[HeadingCandidate], levels: Sequence[int]
+) -> list[tuple[HeadingCandidate, int]]:
     """Candidates with their levels, a title repeated by the next candidate at its level or
     above (only deeper ones between) kept once: the first."""
-    out: list[tuple[_Candidate, int]] = []
+    out: list[tuple[HeadingCandidate, int]] = []
     for c, level in zip(cands, levels, strict=True):
         prev = next(((p, lv) for p, lv in reversed(out) if lv <= level), None)
         if prev is not None and prev[1] == level and norm_title(prev[0].title) == norm_title(
@@ -325,8 +348,8 @@ MIN_LETTERS = 3
 
 
 def _with_index_letters(
-    kept: list[tuple[_Candidate, int]], lines: Sequence[Line], text: float
-) -> list[tuple[_Candidate, int]]:
+    kept: list[tuple[HeadingCandidate, int]], lines: Sequence[Line], text: float
+) -> list[tuple[HeadingCandidate, int]]:
     """``kept`` with the group letters of an index inserted, one level below the heading that
     precedes each run of them."""
     taken = {i for c, _ in kept for i in range(c.first, c.last + 1)}
@@ -337,7 +360,7 @@ def _with_index_letters(
     for run in runs:
         before = [lv for c, lv in kept if c.first < run[0]]
         level = (before[-1] if before else 0) + 1
-        out += [(_Candidate(i, i, lines[i].text, _style(lines[i]), None, False), level)
+        out += [(HeadingCandidate(i, i, lines[i].text, _style(lines[i]), None, False), level)
                 for i in run]
     return sorted(out, key=lambda x: x[0].first)
 
@@ -348,7 +371,7 @@ def _letter_runs(lines: Sequence[Line], text: float, taken: set[int]) -> list[li
     number (a figure's panel letters have no page references between them)."""
     letters = [i for i, ln in enumerate(lines)
                if i not in taken and ln.role == BODY and len(ln.text) == 1 and ln.text.isupper()
-               and (ln.bold or ln.size >= text * _LARGE_RATIO)]
+               and (ln.bold or ln.size >= text * LARGE_RATIO)]
     runs: list[list[int]] = []
     for i in letters:
         run = runs[-1] if runs else None
@@ -369,4 +392,4 @@ def _entries_between(lines: Sequence[Line], run: Sequence[int]) -> bool:
 
 
 def _style(ln: Line) -> tuple[float, bool]:
-    return _bucket(ln.size), ln.bold
+    return bucket(ln.size), ln.bold
