@@ -44,6 +44,7 @@ from hiqa.formats.pdf.figures import (
     page_figures,
 )
 from hiqa.formats.pdf.labels import page_labels
+from hiqa.formats.pdf.letterspacing import rejoin_letter_spaced
 from hiqa.formats.pdf.lines import (
     BODY,
     FURNITURE,
@@ -221,13 +222,18 @@ def _was_repaired() -> bool:
 def _scan_pages(doc: Any, source: str) -> _Scan:
     scan = _Scan()
     block_base = 0
+    tracking: tuple[tuple[str, float], ...] = ()  # letter-spacing proved on the pages so far
     for pno in range(doc.page_count):
         page_no = pno + 1
         scan.page_starts.append(len(scan.lines))
         try:
             page = doc.load_page(pno)
             height = float(page.rect.height) or 792.0
-            page_dict = page.get_text("dict", flags=_TEXT_FLAGS)
+            textpage = page.get_textpage(flags=_TEXT_FLAGS)
+            page_dict = page.get_text("dict", flags=_TEXT_FLAGS, textpage=textpage)
+            tracking = rejoin_letter_spaced(page_dict, functools.partial(
+                page.get_text, "rawdict", flags=_TEXT_FLAGS, textpage=textpage), tracking)
+            del textpage
         except Exception:  # noqa: BLE001 - a damaged page is skipped with a warning
             scan.page_heights.append(792.0)
             scan.page_widths.append(612.0)
