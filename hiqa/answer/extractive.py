@@ -47,6 +47,11 @@ Five context blocks hold 20-80 sentences, and each costs the embedder ~40 ms on 
 this bounds an answer's cost (~1 s) when four analysts ask at once (issue #34).  Against
 embedding up to 80, the picks were identical on 144 of 144 questions (34 demo, 60 Django
 release notes, 50 man pages); at 16 on 142."""
+EMBED_CHARS = 256
+"""A pooled sentence is embedded from its first this many characters (at a word's end), its
+topic before them: the embedder's cost grows with the tokens, and a long sentence's opening
+says what it is about.  On 3,000 segments of one long sentence each an answer cost 2.6 CPU-s,
+95 % of it these embeddings (``bench_app.py --protocol``, #43 item 9)."""
 OVERLAP_WEIGHT = 0.1
 """Cosines of e5 lie in a narrow band (0.8-0.95), so a small weight already lets shared rare
 words decide near-ties; a larger one picks sentences that merely repeat the question's words
@@ -296,6 +301,14 @@ def _topic(segment: Segment) -> str:
     return " ".join(dict.fromkeys([segment.doc_title, *segment.section_path[-1:]]))
 
 
+def _opening(text: str) -> str:
+    """``text`` cut to ``EMBED_CHARS`` at a word's end (whole when shorter)."""
+    if len(text) <= EMBED_CHARS:
+        return text
+    cut = text.rfind(" ", 0, EMBED_CHARS + 1)
+    return text[:cut if cut > EMBED_CHARS // 2 else EMBED_CHARS]
+
+
 def pick_sentences(question: str, segments: Sequence[Segment], embedder: Any | None = None,
                    limit: int = MAX_SENTENCES) -> list[Pick]:
     """The best answer sentences across ``segments`` (context block ``i + 1``), best first."""
@@ -324,7 +337,7 @@ def pick_sentences(question: str, segments: Sequence[Segment], embedder: Any | N
         pool = [int(i) for i in np.argsort(-scores, kind="stable")[:EMBED_POOL]]
         q = np.asarray(embedder.embed_query(question), dtype=np.float32)
         vecs = np.asarray(embedder.embed_passages(
-            [": ".join(x for x in (candidates[i].context, candidates[i].text) if x)
+            [": ".join(x for x in (candidates[i].context, _opening(candidates[i].text)) if x)
              for i in pool]), dtype=np.float32)
         dense = np.full(len(candidates), -np.inf)
         dense[pool] = vecs @ q
