@@ -95,15 +95,19 @@ def page(title: str, name: str, body: str) -> str:
     return f"# {title}\n\n## NAME\n\n{name}\n\n## DESCRIPTION\n\n{body}\n\n## ERRORS\n\nEINTR\n"
 
 
-@pytest.fixture
-def pages(settings, tmp_path):
-    folder = tmp_path / "man"
+def man_collection(settings, folder, pages: dict[str, tuple[str, str, str]]) -> Collection:
+    """Collection ``folder.name`` of ``pages`` (file -> title, NAME line, DESCRIPTION), indexed."""
     folder.mkdir()
-    for file, (title, name, body) in PAGES.items():
+    for file, (title, name, body) in pages.items():
         (folder / file).write_text(page(title, name, body), encoding="utf-8")
-    col = Collection("man", settings, create=True)
+    col = Collection(folder.name, settings, create=True)
     col.ingest([folder])
     return col
+
+
+@pytest.fixture
+def pages(settings, tmp_path):
+    return man_collection(settings, tmp_path / "man", PAGES)
 
 
 def test_a_page_named_by_an_ordinary_word_is_not_put_first_by_a_question_using_the_word(pages):
@@ -175,13 +179,7 @@ TOOLS = {
 
 @pytest.fixture
 def tools(settings, tmp_path):
-    folder = tmp_path / "tools"
-    folder.mkdir()
-    for file, (title, name, body) in TOOLS.items():
-        (folder / file).write_text(page(title, name, body), encoding="utf-8")
-    col = Collection("tools", settings, create=True)
-    col.ingest([folder])
-    return col
+    return man_collection(settings, tmp_path / "tools", TOOLS)
 
 
 def test_a_page_that_uses_a_name_told_by_usage_alone_keeps_its_place_before_the_named_page(tools):

@@ -76,6 +76,12 @@ class _Field:
         self.data = data
         self.n = n
 
+    def holding(self, term: str) -> np.ndarray | None:
+        """The field documents that hold ``term`` (sorted positions), None when the
+        vocabulary does not know it."""
+        row = self.vocab.get(term)
+        return None if row is None else self.indices[self.indptr[row]:self.indptr[row + 1]]
+
     def named_postings(self, title_docs: dict[str, np.ndarray], codes: np.ndarray
                        ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """For each title term, the documents of this field it occurs in *and* whose document
@@ -272,13 +278,11 @@ class LexicalIndex:
     def using(self, text: str) -> np.ndarray:
         """The positions of the segments whose own body holds every BM25 term of ``text``
         (sorted; empty when ``text`` has no term the index keeps)."""
-        body = self._body
-        rows = [body.vocab.get(t) for t in set(terms(text))] if body is not None else []
-        found = [r for r in rows if r is not None]
-        if body is None or not found or len(found) < len(rows):
+        held = [self._body.holding(t) for t in set(terms(text))] if self._body is not None else []
+        found = [h for h in held if h is not None]
+        if not found or len(found) < len(held):
             return np.zeros(0, dtype=np.intp)
-        return reduce(np.intersect1d, (body.indices[body.indptr[r]:body.indptr[r + 1]]
-                                       for r in found))
+        return reduce(np.intersect1d, found)
 
     def head_share(self, term: str) -> float:
         """The share of the collection's documents some segment head of which holds ``term``
@@ -295,11 +299,9 @@ class LexicalIndex:
         """The documents some segment of which holds ``term`` in ``field``.  Cached."""
         found = self._used_by.get(prefix + term)
         if found is None:
-            row = field.vocab.get(term) if field is not None else None
-            segs = field.indices[field.indptr[row]:field.indptr[row + 1]] \
-                if field is not None and row is not None else np.zeros(0, dtype=np.intp)
+            segs = field.holding(term) if field is not None else None
             found = self._used_by[prefix + term] = frozenset(
-                str(d) for d in np.unique(self.doc_ids[segs]))
+                () if segs is None else (str(d) for d in np.unique(self.doc_ids[segs])))
         return found
 
     def _share(self, documents: frozenset[str]) -> float:

@@ -89,9 +89,10 @@ class Candidates:
     (``headings.own_heading_weights``), given when the question names a document; :func:`fuse`
     adds it, scaled over the named document's candidates, to theirs (:func:`heading_bonus`)."""
     citing: np.ndarray | None = None
-    """1 where the candidate's document is not one the question names but its bodies use every
-    name the question gives (dircolors' pages say ``ls``): :func:`named_first` lets such a
-    candidate that Eq. 2 ranks above every named one keep its place.  None: none does."""
+    """1 where the candidate's own text uses every name the question gives while its document
+    is not named at all (dircolors' description says ``ls``), given only for names the
+    collection's usage alone tells from words: :func:`named_first` lets such a candidate that
+    Eq. 2 ranks above every named one keep its place.  None: no such name."""
     asked: np.ndarray | None = None
     """1 where the candidate is inside a financial statement the question asks for by name
     ("the balance sheet", ``formats.statements.asked``), 0 elsewhere; None: it names none.

@@ -326,11 +326,11 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
     heading = None
     if len(ids) and names.max() > 0:  # the section asked about, inside the named document
         segments.prefetch(ids)
-        heading = own_heading_weights(query, [segments.get(i)
-                                              for i in ids], lexical.head_share,
-                                     lexical.body_share)
+        heading = own_heading_weights(query, [segments.get(i) for i in ids],
+                                      lexical.head_share, lexical.body_share)
     most = max(map(len, named.values()), default=0)
-    given = frozenset().union(*(found for found in named.values() if most and len(found) == most))
+    most_named = {doc: found for doc, found in sorted(named.items()) if most and len(found) == most}
+    given = frozenset().union(*most_named.values())
     citing = None
     if given and all(k in namings and namings[k].by_usage for k in given):  # see named_first
         using = reduce(np.intersect1d, (lexical.using(k) for k in sorted(given)))
@@ -341,7 +341,7 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
                        citing=citing, **unnamed)
     chosen = {doc: tuple(k for k in docnames.keyword_names(documents[doc])
                          if normalize_keyword(k) in found)
-              for doc, found in sorted(named.items()) if most and len(found) == most}
+              for doc, found in most_named.items()}
     weak = tuple(sorted((n for n in namings.values() if not n.strong), key=lambda n: n.keyword))
     return SearchResult(query=query, candidates=cands, segments=segments, timings=timings,
                         named=chosen, not_names=weak, latest=latest,
