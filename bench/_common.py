@@ -28,6 +28,12 @@ def score_structure() -> ModuleType:
     return scorer
 
 
+def nearest_rank(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0-1) of ``values`` by nearest rank: one of the measured values."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
 def scratch(name: str) -> Path:
     """``name`` under the temporary folder: kept between runs, so corpora are built once."""
     return Path(tempfile.gettempdir()) / name

@@ -51,13 +51,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from _common import ROOT
+from _common import ROOT, nearest_rank
 
 sys.path.insert(0, str(ROOT / "tests"))
 
@@ -138,18 +137,6 @@ def start_app(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
          "--server.address", "127.0.0.1", "--server.headless", "true",
          "--server.fileWatcherType", "none"], cwd=ROOT, env=env,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def wait_listening(proc: subprocess.Popen[bytes], port: int) -> None:
-    """Until the server answers its health check (``/_stcore/health``)."""
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                return
-        except OSError:  # not listening yet
-            if proc.poll() is not None:
-                raise SystemExit("streamlit exited") from None
-            time.sleep(0.1)
 
 
 QUESTIONS = ("XC7003 maximum supply voltage", "XC7010 operating temperature range",
@@ -400,11 +387,6 @@ async def protocol_answers(port: int, server_pid: int, launched: float, bench: B
                           vectors1 - vectors0)
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--segments", type=int, default=20_000)
@@ -447,13 +429,14 @@ def main() -> None:
 def protocol_main(args: argparse.Namespace, port: int, env: dict[str, str],
                   bench: BenchCollection, load: float) -> None:
     from llm_server import stop_process
+    from test_e2e_browser import wait_healthy
 
     if not args.keep_cache:
         bench.forget_cached_vectors()
     launched = time.perf_counter()
     proc = start_app(port, env)
     try:
-        wait_listening(proc, port)
+        wait_healthy(f"http://127.0.0.1:{port}", proc)
         result = asyncio.run(protocol_answers(port, proc.pid, launched, bench, args.sessions,
                                               args.rounds))
     finally:
@@ -472,7 +455,7 @@ def protocol_main(args: argparse.Namespace, port: int, env: dict[str, str],
         ("cold start -> Chat page run finished (s)", f"{result.cold:.2f}", "<= 5"),
         ("first question -> run finished (s)", f"{result.first.seconds:.2f}", ""),
         (f"answer, {who}, p50 (s)", f"{statistics.median(ans):.2f}", ""),
-        (f"answer, {who}, p95 (s)", f"{percentile(ans, 0.95):.2f}", target),
+        (f"answer, {who}, p95 (s)", f"{nearest_rank(ans, 0.95):.2f}", target),
         (f"answer, {who}, max (s)", f"{max(ans):.2f}", ""),
         ("  answer text drawn (its Sources), p50 (s)", f"{statistics.median(shown):.2f}", ""),
         ("answers measured", f"{n}", ""),
@@ -555,14 +538,14 @@ def browser_main(args: argparse.Namespace, port: int, env: dict[str, str],
     print(f"{'first question -> evidence table (s)':44} {first_q:10.2f} {'':>10}")
     print(f"{'slider move -> re-ranked table, p50 (ms)':44} {statistics.median(ms):10.0f} "
           f"{'<= 300':>10}")
-    print(f"{'slider move -> re-ranked table, p95 (ms)':44} {percentile(ms, 0.95):10.0f} "
+    print(f"{'slider move -> re-ranked table, p95 (ms)':44} {nearest_rank(ms, 0.95):10.0f} "
           f"{'':>10}")
     print(f"{'slider moves measured':44} {len(ms):10d}")
     ans = sorted(answers)
     print(f"{f'answer, {args.sessions} sessions asking at once, p50 (s)':44} "
           f"{statistics.median(ans):10.2f} {'':>10}")
     print(f"{f'answer, {args.sessions} sessions asking at once, p95 (s)':44} "
-          f"{percentile(ans, 0.95):10.2f} {'<= 3':>10}")
+          f"{nearest_rank(ans, 0.95):10.2f} {'<= 3':>10}")
     print(f"{'answers measured':44} {len(ans):10d}")
     server, browsers = cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]
     cores = os.cpu_count() or 1

@@ -29,7 +29,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from _common import ROOT, ensure_dev_corpus, scratch
+from _common import ROOT, ensure_dev_corpus, nearest_rank, scratch
 
 QUESTIONS = ("wc: count the lines", "tail: follow appended data", "head: print the first lines",
              "sort: reverse the order", "ls: list by modification time")
@@ -78,11 +78,6 @@ def client(data: Path, seed: int, n: int,
     return out
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--clients", type=int, default=4)
@@ -117,7 +112,7 @@ def main() -> int:
           "alone p50 |")
     print("|---:|---:|---:|---:|---:|---:|")
     print(f"| {len(done)} | {len(refused)} | {len(waited)} | {statistics.median(times):.2f} | "
-          f"{pct(times, 0.95):.2f} | {statistics.median(solo):.2f} |")
+          f"{nearest_rank(times, 0.95):.2f} | {statistics.median(solo):.2f} |")
     # nothing lost: every note ingested is a document, and opening the collection finds the
     # store holding every registered document's points (it refuses one that lacks any)
     added = sum(1 for r in done if r[3] == "ingest" and r[0] == 0)
