@@ -13,6 +13,7 @@ from hiqa.retrieve.fusion import (
     Candidates,
     FusionMethod,
     asked_first,
+    earlier_on_ties,
     fuse,
     keyword_bonus,
     minmax,
@@ -430,3 +431,26 @@ def test_the_statement_a_question_asks_for_comes_first_one_per_section():
     plain = fuse(replace(c, asked=None), FusionMethod.MINMAX, 1.0, 0.2)
     assert plain.ids()[0] == "s0" and np.array_equal(r.scores, plain.scores)
     assert asked_first(np.array([2, 0, 1]), np.zeros(3)).tolist() == [2, 0, 1]
+
+
+def test_near_ties_inside_a_document_the_question_is_the_title_of_go_to_the_earlier_section():
+    # d0's candidates: usage line (reading 0), description (1), argument (2), example (3);
+    # x1 and x2 belong to another document, between them
+    c = Candidates(ids=("arg", "x1", "desc", "ex", "x2", "usage"),
+                   dense=np.array([1.00, 0.99, 0.98, 0.97, 0.50, 0.20]),
+                   dense_content=np.full(6, np.nan), bm25=np.zeros(6), matches=np.zeros(6, int),
+                   documents=np.array([0, 1, 0, 0, 1, 0]), reading=np.array([2, -1, 1, 3, -1, 0]))
+    r = fuse(c, FusionMethod.MINMAX, 1.0, 0.2)
+    # desc ties with arg (2 % of the span apart) and comes first in the page: it takes arg's
+    # place; x1 keeps its own; the usage line is far below and stays there
+    assert r.ids() == ["desc", "x1", "arg", "ex", "x2", "usage"]
+    plain = fuse(replace(c, reading=None), FusionMethod.MINMAX, 1.0, 0.2)
+    assert plain.ids() == ["arg", "x1", "desc", "ex", "x2", "usage"]
+    assert np.array_equal(r.scores, plain.scores)  # only the order changes
+    # a gap wider than the tolerance is not a tie
+    assert earlier_on_ties(np.arange(3), np.array([1.0, 0.8, 0.0]), np.zeros(3, int),
+                           np.array([1, 0, 2])).tolist() == [0, 1, 2]
+    assert earlier_on_ties(np.arange(3), np.array([1.0, 0.96, 0.0]), np.zeros(3, int),
+                           np.array([1, 0, 2])).tolist() == [1, 0, 2]
+    with pytest.raises(ValueError, match="reading needs documents"):
+        replace(c, documents=None)

@@ -165,6 +165,7 @@ class LexicalIndex:
         self.titles = dict(titles or {})
         # documents as small integers, so (title term, document) pairs match as integers
         code = {d: i for i, d in enumerate(dict.fromkeys([*self.doc_ids, *self._context_docs]))}
+        self._code_docs = list(code)  # code -> document id
         by_term: dict[str, list[int]] = {}
         for doc, title in self.titles.items():
             for t in set(terms(title)):
@@ -254,6 +255,12 @@ class LexicalIndex:
             return None
         common = reduce(np.intersect1d, (self._title_docs[t] for t in known))
         return common if len(common) else None
+
+    def wholly_titled(self, query: str) -> frozenset[str]:
+        """The documents whose title holds every term of ``query`` the index knows: a question
+        that is all title ("update a storage pool") asks about that document as a whole."""
+        codes = self._wholly_named(terms(query))
+        return frozenset() if codes is None else frozenset(self._code_docs[c] for c in codes)
 
     def head_scores(self, query: str) -> np.ndarray:
         """BM25 score of every segment's head alone (its cascaded path and lead): which

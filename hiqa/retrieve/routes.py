@@ -318,10 +318,12 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
     timings["union"] = time.perf_counter() - t2
     unnamed = _unnamed_scores(parts, lexical, query, frozenset().union(*named.values()), ids, pos,
                               names > 0, timings)
-    if unnamed:
-        number = {doc: n for n, doc in enumerate(sorted(named))}
-        unnamed["documents"] = np.array([number[doc_of[i]] for i in ids], dtype=np.int64)
+    number = {doc: n for n, doc in enumerate(sorted(set(doc_of.values())))}
+    documents_of = np.array([number[doc_of[i]] for i in ids], dtype=np.int64)
     segments = CandidateSegments(ids, lambda wanted: fetch(parts, d, wanted))
+    reading = _reading(lexical.wholly_titled(query), ids, doc_of, segments)
+    if unnamed or reading is not None:
+        unnamed["documents"] = documents_of
     asked = _asked_statements(asked_for, ids, segments)
     heading = None
     if len(ids) and names.max() > 0:  # the section asked about, inside the named document
@@ -338,7 +340,7 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
     cands = Candidates(ids=tuple(ids), dense=dense, dense_content=content, bm25=bm25,
                        matches=matches, names=names, query=query,
                        sections=lexical.sections(pos), asked=asked, heading=heading,
-                       citing=citing, **unnamed)
+                       citing=citing, reading=reading, **unnamed)
     chosen = {doc: tuple(k for k in docnames.keyword_names(documents[doc])
                          if normalize_keyword(k) in found)
               for doc, found in most_named.items()}
@@ -346,6 +348,24 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
     return SearchResult(query=query, candidates=cands, segments=segments, timings=timings,
                         named=chosen, not_names=weak, latest=latest,
                         latest_title=str(documents[latest].get("title", "")) if latest else "")
+
+
+def _reading(titled: frozenset[str], ids: Sequence[str], doc_of: Mapping[str, str],
+             segments: CandidateSegments) -> np.ndarray | None:
+    """``Candidates.reading``: each candidate's place in its document's reading order (its
+    section's order, then its piece) for the documents whose title is all the question says,
+    -1 elsewhere; None when no candidate's document is one."""
+    rows = [k for k, sid in enumerate(ids) if doc_of[sid] in titled]
+    if not rows:
+        return None
+    segments.prefetch([ids[k] for k in rows])
+    place = {k: (seg.order, seg.piece) for k in rows if (seg := segments.get(ids[k])) is not None}
+    if not place:
+        return None
+    reading = np.full(len(ids), -1, dtype=np.int64)
+    for n, k in enumerate(sorted(place, key=place.__getitem__)):
+        reading[k] = n
+    return reading
 
 
 STATEMENT_K = 20
