@@ -13,8 +13,12 @@ leaves out the files the draw with SEED took: a second sample, drawn before a ch
 only to check it, shares no file with the one the change was decided on.  Repeated, the draws
 are replayed in the order given, each from what the ones before it left (``--seed 11
 --disjoint-from 7`` is the check sample of #44; ``--seed 13 --disjoint-from 7 --disjoint-from
-11`` a third, disjoint from both).  LaTeX manuals by hundreds
-of authors and classes: the outline is hyperref's, a faithful gold as a rule.
+11`` a third, disjoint from both).  The pool is what is installed, so installing another
+package changes every draw: ``--package`` draws only from the named packages' PDFs,
+``--without-package`` leaves them out.  The draws of seeds 7-17 were made before
+texlive-science-doc and texlive-humanities-doc were installed (leave both out to replay them);
+those two packages are a pool no earlier draw touched (seeds 19 and 23).  LaTeX manuals by
+hundreds of authors and classes: the outline is hyperref's, a faithful gold as a rule.
 """
 from __future__ import annotations
 
@@ -30,9 +34,20 @@ from _common import SHARED_BENCH
 ROOT = Path("/usr/share/doc/texlive-doc")
 
 
-def candidates() -> list[Path]:
+def package_files(packages: list[str]) -> set[Path] | None:
+    """The files Debian's ``packages`` installed (``dpkg -L``); None: no restriction."""
+    if not packages:
+        return None
+    listed = subprocess.run(["dpkg", "-L", *packages], check=True, capture_output=True, text=True)
+    return {Path(line) for line in listed.stdout.splitlines() if line.endswith(".pdf")}
+
+
+def candidates(packages: list[str], without: list[str]) -> list[Path]:
+    allowed, left_out = package_files(packages), package_files(without) or set()
     out = []
     for pdf in sorted(ROOT.rglob("*.pdf")):
+        if (allowed is not None and pdf not in allowed) or pdf in left_out:
+            continue
         try:
             with pymupdf.open(pdf) as doc:
                 if 5 <= doc.page_count <= 300 and len(doc.get_toc()) >= 8:
@@ -47,12 +62,17 @@ def main() -> None:
     ap.add_argument("outdir", type=Path)
     ap.add_argument("--n", type=int, default=40)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--package", action="append", default=[], metavar="DEB",
+                    help="draw only from the PDFs these Debian packages installed (repeatable; "
+                         "default: every texlive-doc PDF installed)")
+    ap.add_argument("--without-package", action="append", default=[], metavar="DEB",
+                    help="leave out the PDFs these Debian packages installed (repeatable)")
     ap.add_argument("--disjoint-from", type=int, action="append", default=[], metavar="SEED",
                     help="leave out the files the draw with SEED took (repeatable, in the order drawn)")
     a = ap.parse_args()
     if not ROOT.is_dir():
         raise SystemExit(f"{ROOT} is missing: install Debian's texlive-*-doc packages")
-    pool = candidates()
+    pool = candidates(a.package, a.without_package)
     for seed in a.disjoint_from:  # each earlier draw as it was made, from what was left
         other = list(pool)
         random.Random(seed).shuffle(other)

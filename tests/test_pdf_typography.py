@@ -269,3 +269,49 @@ def test_contents_rows_stepping_by_two_lines_are_not_headings(tmp_path: Path) ->
     assert tree(write(tmp_path / "contents.pdf", rows)) == [
         (1, "Contents"), (1, "1 Entry types"), (2, "1.1 Articles"), (1, "2 Fields"),
         (2, "2.1 Names"), (1, "3 Options"), (2, "3.1 Dates")]
+
+
+def number_lines(path: Path, every: int = 1) -> Path:
+    """Print every ``every``-th row's number in the left margin, 7 pt, right-aligned, counting
+    through the document as a critical edition or a pleading does."""
+    doc = pymupdf.open(path)
+    n = 0
+    for page in doc:
+        rows = sorted({round(line["bbox"][3], 1) for block in page.get_text("dict")["blocks"]
+                       for line in block.get("lines", ())})
+        for baseline in rows:
+            n += 1
+            if n % every == 0:
+                label = str(n)
+                width = pymupdf.get_text_length(label, fontname="helv", fontsize=7)
+                page.insert_text((LEFT - 10 - width, baseline - 2.5), label, fontname="helv",
+                                 fontsize=7)
+    doc.saveIncr()
+    doc.close()
+    return path
+
+
+def test_line_numbers_in_the_margin_are_not_part_of_the_lines(tmp_path: Path) -> None:
+    """A page whose every line is numbered in its margin: joined to their rows, the numbers
+    made every line open with a number, "5 1.1 Scope" among them, a numbered listing to the
+    rules that keep listings from being headings, and no heading was found."""
+    rows = [heading("1 Introduction"), *prose(6), heading("1.1 Scope", 12), *prose(6),
+            heading("1.2 Terms", 12), *prose(6), heading("2 Operation"), *prose(6),
+            heading("2.1 Starting the pump", 12), *prose(6)]
+    expected = [(1, "1 Introduction"), (2, "1.1 Scope"), (2, "1.2 Terms"), (1, "2 Operation"),
+                (2, "2.1 Starting the pump")]
+    for every in (1, 5):  # every line, or every fifth (a page then holds 7 numbers)
+        path = number_lines(write(tmp_path / f"numbered-{every}.pdf", rows), every)
+        doc = parse_pdf(path, path.name)
+        assert [(h.level, h.title) for h in doc.headings] == expected
+        assert "The pump draws water" in doc.markdown
+        assert not any(ln.split(" ", 1)[0].isdigit() for ln in doc.markdown.splitlines()
+                       if "pump draws" in ln)
+
+
+def test_a_few_numbered_footnotes_keep_their_numbers(tmp_path: Path) -> None:
+    notes = [Row(f"{n} See the maintenance log of the pump.", size=8, space=4.0 if n == 1 else 0)
+             for n in (1, 2, 3)]
+    rows = [heading("Installation"), *prose(6), *notes]
+    doc = parse_pdf(write(tmp_path / "notes.pdf", rows), "notes.pdf")
+    assert "1 See the maintenance log" in doc.markdown

@@ -28,10 +28,10 @@ _MARGIN = 0.10  # running headers/footers live in the top/bottom 10 % of the pag
 _COVER_MAX_BODY_CHARS = 400
 
 _BOLD_FONT = re.compile(r"bold|black|heavy|demi", re.IGNORECASE)
-_MONO_FONT = re.compile(r"mono|courier|consol|cmtt|code", re.IGNORECASE)
+MONO_FONT = re.compile(r"mono|courier|consol|cmtt|code", re.IGNORECASE)
 _ITALIC_FONT = re.compile(r"italic|oblique|slant|cmsl|cmti", re.IGNORECASE)
 _FLAG_ITALIC = 2
-_FLAG_MONO = 8
+FLAG_MONO = 8
 _FLAG_BOLD = 16
 _TAB_GAP = 0.5  # em; a wider gap between spans sets a term apart from its description
 _TAB_STOP = 1.0  # em; a roman tag is set apart from its description by a tab, not a wide space
@@ -164,7 +164,7 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                 if flags & _FLAG_BOLD or _BOLD_FONT.search(font):
                     bold_n += n
                     strong = True
-                if flags & _FLAG_MONO or _MONO_FONT.search(font):
+                if flags & FLAG_MONO or MONO_FONT.search(font):
                     mono_n += n
                     strong = True
                 italic = bool(flags & _FLAG_ITALIC or _ITALIC_FONT.search(font))
@@ -247,7 +247,7 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
 
 
 _MARK = re.compile(r"[0-9*\u2020\u2021\u00a7]{1,2}")  # 1, 12, *, †, ‡, §
-_MARK_SIZE = 0.85  # a reference mark is set smaller than the line it belongs to
+MARK_SIZE = 0.85  # a reference mark is set smaller than the line it belongs to
 
 
 def _attach_marks(lines: list[Line]) -> list[Line]:
@@ -263,7 +263,7 @@ def _attach_marks(lines: list[Line]) -> list[Line]:
     for m in marks:
         centre = (m.y0 + m.y1) / 2
         for host in lines:
-            if (host.block == m.block or id(host) in gone or m.size > _MARK_SIZE * host.size
+            if (host.block == m.block or id(host) in gone or m.size > MARK_SIZE * host.size
                     or not host.y0 - 0.25 * host.height <= centre <= host.y1):
                 continue
             after = -1.0 <= m.x0 - host.x1 <= 0.6 * host.size

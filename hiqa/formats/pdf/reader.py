@@ -43,6 +43,7 @@ from hiqa.formats.pdf.figures import (
     figure_block,
     page_figures,
 )
+from hiqa.formats.pdf.gutter import drop_line_numbers
 from hiqa.formats.pdf.labels import page_labels
 from hiqa.formats.pdf.letterspacing import rejoin_letter_spaced
 from hiqa.formats.pdf.lines import (
@@ -233,6 +234,7 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
             page_dict = page.get_text("dict", flags=_TEXT_FLAGS, textpage=textpage)
             tracking = rejoin_letter_spaced(page_dict, functools.partial(
                 page.get_text, "rawdict", flags=_TEXT_FLAGS, textpage=textpage), tracking)
+            drop_line_numbers(page_dict)
             del textpage
         except Exception:  # noqa: BLE001 - a damaged page is skipped with a warning
             scan.page_heights.append(792.0)
