@@ -444,7 +444,7 @@ def named_first(order: np.ndarray, matches: np.ndarray,
 TIE_SHARE = 0.05
 """Two candidates of one document tie when their scores differ by at most this share of the
 span of every candidate's score (a scale any fusion method has).  Measured 0.01-0.2 on two
-descriptions sets (docs/reports.md, "A question that is a document's title"): 0.03-0.1 all
+descriptions sets (docs/reports.md, "The earlier of near-tied sections"): 0.03-0.1 all
 gain, 0.05 most; from 0.2 a usage line (a man page's SYNOPSIS, earlier than its DESCRIPTION)
 starts to win."""
 

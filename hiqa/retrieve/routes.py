@@ -318,12 +318,11 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
     timings["union"] = time.perf_counter() - t2
     unnamed = _unnamed_scores(parts, lexical, query, frozenset().union(*named.values()), ids, pos,
                               names > 0, timings)
-    number = {doc: n for n, doc in enumerate(sorted(set(doc_of.values())))}
-    documents_of = np.array([number[doc_of[i]] for i in ids], dtype=np.int64)
     segments = CandidateSegments(ids, lambda wanted: fetch(parts, d, wanted))
     reading = _reading(lexical.wholly_titled(query), ids, doc_of, segments)
-    if unnamed or reading is not None:
-        unnamed["documents"] = documents_of
+    number = {doc: n for n, doc in enumerate(sorted(set(doc_of.values())))}
+    documents_of = (np.array([number[doc_of[i]] for i in ids], dtype=np.int64)
+                    if unnamed or reading is not None else None)
     asked = _asked_statements(asked_for, ids, segments)
     heading = None
     if len(ids) and names.max() > 0:  # the section asked about, inside the named document
@@ -340,7 +339,7 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
     cands = Candidates(ids=tuple(ids), dense=dense, dense_content=content, bm25=bm25,
                        matches=matches, names=names, query=query,
                        sections=lexical.sections(pos), asked=asked, heading=heading,
-                       citing=citing, reading=reading, **unnamed)
+                       citing=citing, documents=documents_of, reading=reading, **unnamed)
     chosen = {doc: tuple(k for k in docnames.keyword_names(documents[doc])
                          if normalize_keyword(k) in found)
               for doc, found in most_named.items()}
