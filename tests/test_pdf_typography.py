@@ -315,3 +315,41 @@ def test_a_few_numbered_footnotes_keep_their_numbers(tmp_path: Path) -> None:
     rows = [heading("Installation"), *prose(6), *notes]
     doc = parse_pdf(write(tmp_path / "notes.pdf", rows), "notes.pdf")
     assert "1 See the maintenance log" in doc.markdown
+
+
+def test_running_heads_that_name_the_section_are_furniture() -> None:
+    """A header naming the current section ("4. The Database" over that section's pages)
+    repeats on too few pages to be furniture by repetition, and each was read as the
+    section's heading again (substances' manual, a texlive check draw: path 0.182).  It is
+    furniture when its text is a heading's, set less prominently, at the top of two pages or
+    more; a top line that names no heading stays text, and so does one printed once."""
+    from hiqa.formats.pdf.lines import BODY, FURNITURE, Line, mark_furniture
+
+    def line(page: int, y: float, text: str, size: float = 10.9, bold: bool = False) -> Line:
+        return Line(page, page * 10 + int(y), 90, y, 400, y + size, text, size, bold, False,
+                    False, True)
+
+    starts = {2: "1. Introduction", 6: "2. Usage", 10: "3. Options", 14: "4. The Database",
+              18: "5. Styles", 23: "6. Index"}
+
+    def roles(heads: dict[int, str]) -> dict[int, int]:
+        lines = []
+        for page in range(1, 25):
+            if page in heads:
+                lines.append(line(page, 52, heads[page]))
+            if page in starts:  # the sections' headings themselves
+                lines.append(line(page, 132, starts[page], 14.3, bold=True))
+            lines.append(line(page, 300, f"Text of page {page}, which goes on a while.", 7.0))
+        mark_furniture(lines, [842.0] * 24, 7.0)
+        return {ln.page: ln.role for ln in lines if ln.y0 == 52}
+
+    current, heads = "", {}
+    for page in range(2, 24):  # each page headed by its section, the last one's once
+        current = starts.get(page, current)
+        heads[page] = current
+    heads[20] = "Printed on 20 March"
+    found = roles(heads)
+    assert all(found[p] == FURNITURE for p in range(2, 23) if p != 20)
+    # a heading's text at the top of one page only may be that heading opening its page
+    assert found[20] == BODY and found[23] == BODY
+    assert roles({14: "4. The Database"}) == {14: BODY}

@@ -372,9 +372,7 @@ def mark_furniture(
     # margin, a line repeated there on a few pages (a table's heading) made every page's first
     # line furniture (Corning's 10-K lost its Item 7 and 7A, at the top of their pages)
     strong -= _varied_bands(lines, margin, page_heights)
-    if not strong:
-        return
-    for i in margin:
+    for i in margin if strong else ():
         ln = lines[i]
         # a row with dot leaders is a TOC's, its first on a page without a header; a primary
         # financial statement's caption is its page's title, though it stands where the notes'
@@ -383,6 +381,38 @@ def mark_furniture(
                 and family(ln.text) in (None, "notes")):
             top, y = _band(ln, page_heights)
             if any((top, y + d) in strong for d in (-1, 0, 1)):
+                ln.role = FURNITURE
+    _mark_section_heads(lines, margin, page_heights, body)
+
+
+def _mark_section_heads(lines: Sequence[Line], margin: Sequence[int],
+                        page_heights: Sequence[float], body: float) -> None:
+    """A running head that names the current section ("4. The Database" over that section's
+    two or three pages) repeats too seldom to count as furniture by repetition, and each one
+    then read as the section's heading again on every page it heads.  A top-margin line is
+    such a head when the top margins of two pages or more print its text, and the body sets
+    that text apart as a heading (bold or larger than the body, outside the margins) more
+    prominently than the margin does (larger, or bold where the margin line is not), in a
+    band that holds a header's few texts, not the body's first lines (``_varied_bands``: a
+    10-K's tables start inside the top margin, their "At December 31," on several pages).
+    A heading that happens to open one page is printed at the top once."""
+    titles: dict[str, Line] = {}
+    for ln in lines:
+        if (ln.role == BODY and (ln.bold or ln.size > body + 1.0)
+                and not _in_margin(ln, page_heights)):
+            titles.setdefault(_furniture_key(ln.text), ln)
+    heads: dict[str, list[Line]] = defaultdict(list)
+    varied = _varied_bands(lines, margin, page_heights)  # where the body's first lines stand
+    for i in margin:
+        ln = lines[i]
+        title = titles.get(_furniture_key(ln.text))
+        band = _band(ln, page_heights)
+        if (ln.role == BODY and band[0] and band not in varied and title is not None
+                and (ln.size < title.size - 0.5 or title.bold and not ln.bold)):
+            heads[_furniture_key(ln.text)].append(ln)
+    for found in heads.values():
+        if len({ln.page for ln in found}) >= 2:
+            for ln in found:
                 ln.role = FURNITURE
 
 
