@@ -353,3 +353,25 @@ def test_running_heads_that_name_the_section_are_furniture() -> None:
     # a heading's text at the top of one page only may be that heading opening its page
     assert found[20] == BODY and found[23] == BODY
     assert roles({14: "4. The Database"}) == {14: BODY}
+
+
+def test_a_section_number_follows_its_sections_not_a_listing_that_reached_it_first(
+        tmp_path: Path) -> None:
+    """chemnum's manual: a listing numbered 1-8 ends between sections 8 and 9, and section
+    8's heading averages 14.2 pt (small capitals in it) beside section 9's 14.3.  Matched by
+    exact size, "9 Changing the Input Markers" continued the listing, the latest chain at 8,
+    and sections 9-12 were read as program lines."""
+    code = ["\\documentclass{standalone}", "\\usepackage{graphicx}", "\\begin{document}",
+            "\\setchemnum{replace-style=\\itshape}", "\\replacecmpd[tag=a]{main}",
+            "\\replacecmpd[tag=b]{main.sub}", "\\includegraphics{scheme.ps}", "\\end{document}"]
+    listing = [Row(f"{n} {line}", font="cour", size=8, space=4.0 if n == 1 else 0.0)
+               for n, line in enumerate(code, 1)]
+    titles = ["Licence", "Overview", "Numbering", "Details", "Options", "Counters",
+              "Formats", "Replacing tags", "Input markers", "Languages"]
+    rows = []
+    for n, title in enumerate(titles, 1):
+        rows += [heading(f"{n} {title}", 13.6 if n == 8 else 14), *prose(4)]
+        if n == 8:
+            rows += [*listing, *prose(3)]
+    found = [t for _, t in tree(write(tmp_path / "sections.pdf", rows))]
+    assert found == [f"{n} {t}" for n, t in enumerate(titles, 1)]

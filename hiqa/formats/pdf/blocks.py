@@ -132,11 +132,14 @@ def _successor(candidates: list[_Chain], lines: Sequence[Line], ln: Line) -> _Ch
     """The chain ``ln`` continues, taken off ``candidates``; None to start a new one."""
     if not candidates:
         return None
-    same = [c for c in candidates if _style(lines[c.members[-1]]) == _style(ln)]
+    same = [c for c in candidates if _alike(lines[c.members[-1]], ln)]
     chain = max(same or candidates, key=lambda c: c.members[-1])
     candidates.remove(chain)
     return chain
 
 
-def _style(ln: Line) -> tuple[float, bool, bool]:
-    return round(ln.size * 2) / 2, ln.bold, ln.mono
+def _alike(a: Line, b: Line) -> bool:
+    """Set in one style: the same weight and face, sizes within a point (a line's mean size
+    moves with the small capitals or symbols it holds: "8 Replacing Tags in EPS or PS Files"
+    averages 14.2 pt beside its sibling's 14.3)."""
+    return a.bold == b.bold and a.mono == b.mono and abs(a.size - b.size) <= 1.0
