@@ -320,9 +320,10 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
                               names > 0, timings)
     segments = CandidateSegments(ids, lambda wanted: fetch(parts, d, wanted))
     reading = _reading(lexical.wholly_titled(query), ids, doc_of, segments)
-    number = {doc: n for n, doc in enumerate(sorted(set(doc_of.values())))}
-    documents_of = (np.array([number[doc_of[i]] for i in ids], dtype=np.int64)
-                    if unnamed or reading is not None else None)
+    documents_of = None  # each candidate's document as a number: what both reorders group by
+    if unnamed or reading is not None:
+        number = {doc: n for n, doc in enumerate(sorted(set(doc_of.values())))}
+        documents_of = np.array([number[doc_of[i]] for i in ids], dtype=np.int64)
     asked = _asked_statements(asked_for, ids, segments)
     heading = None
     if len(ids) and names.max() > 0:  # the section asked about, inside the named document

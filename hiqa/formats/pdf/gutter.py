@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any, NamedTuple
 
-from hiqa.formats.pdf.lines import FLAG_MONO, MARK_SIZE, MONO_FONT
+from hiqa.formats.pdf.lines import MARK_SIZE, MONO_SHARE, typewriter
 
 _LINE_NUMBER = re.compile(r"\s*\d{1,4}\s*")
 
@@ -122,10 +122,8 @@ def _numbers_lines(column: Sequence[dict[str, Any]], rows: Sequence[_Row]) -> bo
 
 def _mono(spans: Sequence[dict[str, Any]]) -> bool:
     """Whether most of the spans' characters are set in a typewriter face."""
-    sizes = [(len(sp.get("text", "").strip()), bool(sp.get("flags", 0) & FLAG_MONO
-                                                     or MONO_FONT.search(sp.get("font", ""))))
-             for sp in spans]
-    return sum(n for n, mono in sizes if mono) >= 0.6 * max(sum(n for n, _ in sizes), 1)
+    sizes = [(len(sp.get("text", "").strip()), typewriter(sp)) for sp in spans]
+    return sum(n for n, mono in sizes if mono) >= MONO_SHARE * max(sum(n for n, _ in sizes), 1)
 
 
 def _beside(number: dict[str, Any], row: _Row) -> bool:

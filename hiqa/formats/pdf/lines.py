@@ -28,10 +28,10 @@ _MARGIN = 0.10  # running headers/footers live in the top/bottom 10 % of the pag
 _COVER_MAX_BODY_CHARS = 400
 
 _BOLD_FONT = re.compile(r"bold|black|heavy|demi", re.IGNORECASE)
-MONO_FONT = re.compile(r"mono|courier|consol|cmtt|code", re.IGNORECASE)
+_MONO_FONT = re.compile(r"mono|courier|consol|cmtt|code", re.IGNORECASE)
 _ITALIC_FONT = re.compile(r"italic|oblique|slant|cmsl|cmti", re.IGNORECASE)
 _FLAG_ITALIC = 2
-FLAG_MONO = 8
+_FLAG_MONO = 8
 _FLAG_BOLD = 16
 _TAB_GAP = 0.5  # em; a wider gap between spans sets a term apart from its description
 _TAB_STOP = 1.0  # em; a roman tag is set apart from its description by a tab, not a wide space
@@ -164,7 +164,7 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                 if flags & _FLAG_BOLD or _BOLD_FONT.search(font):
                     bold_n += n
                     strong = True
-                if flags & FLAG_MONO or MONO_FONT.search(font):
+                if typewriter(s):
                     mono_n += n
                     strong = True
                 italic = bool(flags & _FLAG_ITALIC or _ITALIC_FONT.search(font))
@@ -214,7 +214,7 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
         for row in acc:
             x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright = row[:11]
             chars = chars or 1.0
-            mono = mono_n >= 0.6 * chars
+            mono = mono_n >= MONO_SHARE * chars
             clean = _clean(text, keep_spaces=mono)
             lead_strong, plain, letters_n = row[13]
             if lead_strong and plain <= _TAG_PLAIN_SHARE * letters_n:
@@ -244,6 +244,15 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                 )
             )
     return _attach_marks(out)
+
+
+MONO_SHARE = 0.6  # a row is typewriter when this share of its characters is
+
+
+def typewriter(span: dict[str, Any]) -> bool:
+    """Whether a ``get_text("dict")`` span is set in a typewriter face (its flag or its
+    font's name)."""
+    return bool(span.get("flags", 0) & _FLAG_MONO or _MONO_FONT.search(span.get("font", "")))
 
 
 _MARK = re.compile(r"[0-9*\u2020\u2021\u00a7]{1,2}")  # 1, 12, *, †, ‡, §
@@ -371,7 +380,8 @@ def mark_furniture(
     # the band of the body's first line is no header's: where the text starts inside the top
     # margin, a line repeated there on a few pages (a table's heading) made every page's first
     # line furniture (Corning's 10-K lost its Item 7 and 7A, at the top of their pages)
-    strong -= _varied_bands(lines, margin, page_heights)
+    varied = _varied_bands(lines, margin, page_heights)
+    strong -= varied
     for i in margin if strong else ():
         ln = lines[i]
         # a row with dot leaders is a TOC's, its first on a page without a header; a primary
@@ -382,18 +392,19 @@ def mark_furniture(
             top, y = _band(ln, page_heights)
             if any((top, y + d) in strong for d in (-1, 0, 1)):
                 ln.role = FURNITURE
-    _mark_section_heads(lines, margin, page_heights, body)
+    _mark_section_heads(lines, margin, page_heights, body, varied)
 
 
 def _mark_section_heads(lines: Sequence[Line], margin: Sequence[int],
-                        page_heights: Sequence[float], body: float) -> None:
+                        page_heights: Sequence[float], body: float,
+                        varied: set[tuple[bool, int]]) -> None:
     """A running head that names the current section ("4. The Database" over that section's
     two or three pages) repeats too seldom to count as furniture by repetition, and each one
     then read as the section's heading again on every page it heads.  A top-margin line is
     such a head when the top margins of two pages or more print its text, and the body sets
     that text apart as a heading (bold or larger than the body, outside the margins) more
     prominently than the margin does (larger, or bold where the margin line is not), in a
-    band that holds a header's few texts, not the body's first lines (``_varied_bands``: a
+    band that holds a header's few texts, not the body's first lines (``varied``: a
     10-K's tables start inside the top margin, their "At December 31," on several pages).
     A heading that happens to open one page is printed at the top once."""
     titles: dict[str, Line] = {}
@@ -402,7 +413,6 @@ def _mark_section_heads(lines: Sequence[Line], margin: Sequence[int],
                 and not _in_margin(ln, page_heights)):
             titles.setdefault(_furniture_key(ln.text), ln)
     heads: dict[str, list[Line]] = defaultdict(list)
-    varied = _varied_bands(lines, margin, page_heights)  # where the body's first lines stand
     for i in margin:
         ln = lines[i]
         title = titles.get(_furniture_key(ln.text))
