@@ -17,8 +17,10 @@ if ! command -v tesseract >/dev/null; then
     $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends \
         tesseract-ocr tesseract-ocr-eng >/dev/null
 fi
-# groff renders man pages as PDFs for the README's `bench_ingest_ab.py --pdf` (its --quick run).
-if ! command -v groff >/dev/null; then
+# groff renders man pages as PDFs for the README's `bench_ingest_ab.py --pdf` (its --quick run),
+# and ships the real PDF tests/test_pdf_toc.py reads.  The package, not the command: groff-base,
+# on many machines alone, has the command but not the PDF.
+if ! dpkg-query -W -f='${Status}' groff 2>/dev/null | grep -q "ok installed"; then
     SUDO=$([ "$(id -u)" = 0 ] && echo "" || echo sudo)
     $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends groff >/dev/null
 fi

@@ -567,3 +567,40 @@ def test_parts_printed_at_the_chapters_indent_are_a_level_above_them(tmp_path: P
         _chapters(doc, chapters)
     assert _tree(tmp_path, doc) == [(lv, t) for part, chapters in parts.items()
                                      for lv, t in [(1, part), *((2, c) for c in chapters)]]
+
+
+def test_a_contents_label_set_apart_by_its_face_alone(tmp_path: Path) -> None:
+    """lie-hasse's manual (texlive, seed 31): "Contents" in small capitals, in the rows' size and
+    weight, over a TOC printed on the title page below a diagram whose rows of labels end in
+    numbers; its headings are set in the body's size, centred, so nothing but the TOC says what
+    they are.  The label was not taken for one (larger or bolder only) and the file had no tree;
+    and the diagram's rows ("2 1 3  4") must not join the TOC's levels."""
+    secs = ["1. Quick introduction", "2. Inherited options", "3. Root order",
+            "4. Parabolic subgroups", "References"]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((200, 60), "THE EXAMPLE PACKAGE", fontsize=10, fontname="tibo")
+    for k in range(6):  # a diagram: rows of small labels, each ending in a number
+        page.insert_text((250, 100 + 9 * k), " ".join(str((k + j) % 5 + 1) for j in range(3)),
+                         fontsize=7)
+        page.insert_text((330, 100 + 9 * k), str(k + 2), fontsize=7)
+    page.insert_text((260, 180), "Contents", fontsize=10, fontname="tiit")
+    y = 200
+    for k, s in enumerate(secs):
+        page.insert_text((200, y), s, fontsize=10, fontname="tiro")
+        page.insert_text((400, y), str(k + 2), fontsize=10, fontname="tiro")
+        y += 12
+    for s in secs:
+        page = doc.new_page()
+        w = pymupdf.get_text_length(s, fontsize=10, fontname="tiro")
+        page.insert_text(((595 - w) / 2, 72), s, fontsize=10, fontname="tiro")
+        _prose(page, 100, 6, f"Body text of {s.lower()} with several sentences of detail.")
+    assert _tree(tmp_path, doc) == [(1, s) for s in secs]
+
+
+@pytest.mark.parametrize(("title", "says"), [
+    ("1 2 3", False), ("B4", False), ("C2 1 2", False),  # a diagram's labels
+    ("x", True), ("2003", True), ("[2004/07/18 v0.5]", True), ("Examples", True)])
+def test_a_toc_title_says_something(title: str, says: bool) -> None:
+    from hiqa.formats.pdf.toc import _worded
+    assert _worded(title) is says

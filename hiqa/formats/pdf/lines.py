@@ -85,6 +85,7 @@ class Line:
     head: int = 0  # length of the leading piece set apart by a gap, whatever its font, or 0
     head_gap: float = 0.0  # width of that gap
     tail_gap: float = 0.0  # gap before the last piece when that piece is a short word or number
+    face: str = ""  # the font most of its characters are set in (a subset's prefix left out)
 
     @property
     def height(self) -> float:
@@ -122,7 +123,8 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
         # [x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright,
         #  first piece's text if it reads as a term tag else "", x0 of the second piece,
         #  [first span strong, plain letters, letters] of the whole row, first piece's text,
-        #  width of the gap after it]
+        #  width of the gap after it, gap before a short last piece, paragraph id, characters
+        #  per font]
         acc: list[list[Any]] = []
         for line in block.get("lines", ()):
             spans = line.get("spans", ())
@@ -136,6 +138,7 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                 extra += 1
                 blank = False
             chars = size_w = bold_n = mono_n = italic_n = 0.0
+            faces: Counter[str] = Counter()
             plain_letters = letters = all_plain = all_letters = 0
             lead: bool | None = None  # is the first non-blank span bold or monospace?
             tag_text, gap_x, gap = "", None, 0.0  # spans before a tab-like gap: a term on its row
@@ -158,6 +161,7 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                     tag_text += t
                 font = s.get("font", "")
                 flags = s.get("flags", 0)
+                faces[font] += n
                 chars += n
                 size_w += n * size
                 strong = False
@@ -205,11 +209,12 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                 prev[7] += bold_n
                 prev[8] += mono_n
                 prev[9] += italic_n
+                prev[18].update(faces)
             else:
                 acc.append(
                     [x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright]
                     + [(tag_text or text) if tagish else "", gap_x, whole]
-                    + [tag_text if gap_x is not None else None, gap, tail_gap, ids[-1]]
+                    + [tag_text if gap_x is not None else None, gap, tail_gap, ids[-1], faces]
                 )
         for row in acc:
             x0, y0, x1, y1, text, chars, size_w, bold_n, mono_n, italic_n, upright = row[:11]
@@ -241,9 +246,18 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                     head=len(head) if head and clean.startswith(head) else 0,
                     head_gap=row[15],
                     tail_gap=row[16],
+                    face=_face(row[18]),
                 )
             )
     return _attach_marks(out)
+
+
+def _face(faces: Counter[str]) -> str:
+    """The font most characters are set in, without a subset's tag ("ABCDEF+LMRoman10-Regular")."""
+    if not faces:
+        return ""
+    font = faces.most_common(1)[0][0]
+    return font.split("+", 1)[1] if len(font) > 7 and font[6] == "+" else font
 
 
 MONO_SHARE = 0.6  # a row is typewriter when this share of its characters is

@@ -187,6 +187,9 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
     return toc
 
 
+_DIAGRAM_LABEL = re.compile(r"[^\W\d_]?\d{1,2}")
+
+
 def _index_pairs(rows: Sequence[Row]) -> list[tuple[str, int]]:
     """(term, printed page) of an index page's rows, terms of three characters or more."""
     pairs = [(_term(r.ref[0]), page_value(r.ref[1])[0]) for r in rows if r.ref is not None]
@@ -274,11 +277,14 @@ def _reference_run(rows: Sequence[Row]) -> list[Row]:
     """The longest run of page-reference rows (with the rows their titles wrap from) on a page
     that also holds other text, when it has ``MIN_ROWS`` of them or more under a label set as
     a heading ("Contents", larger or bolder than the rows): an article prints its TOC below
-    its title and abstract.  A table's rows ending in numbers have no such label."""
+    its title and abstract, its label set apart by size, weight or a face of its own (small
+    capitals, italics: "Contents" in the rows' size and weight).  A table's rows ending in
+    numbers have no such label."""
     def label(row: Row, first: Row) -> bool:
         return (row.ref is None and len(row.text.split()) <= _LABEL_WORDS
                 and sum(ch.isalpha() for ch in row.text) >= 3
-                and (row.size > first.size + 0.5 or row.bold > first.bold))
+                and (row.size > first.size + 0.5 or row.bold > first.bold
+                     or bool(row.face) and bool(first.face) and row.face != first.face))
 
     best: list[Row] = []
     k = 0
@@ -326,7 +332,7 @@ def _entries(pages: Sequence[tuple[int, list[Row]]]) -> list[TocEntry]:
                 title = join_wrapped([*(rows[j].text for j in wrapped), title])
                 first = rows[wrapped[0]]
                 x0, size, bold = first.x0, first.size, first.bold
-            if not norm_title(strip_numbering(title)):
+            if not _worded(strip_numbering(title)):  # a figure's labels ("1 2 3", "B4")
                 continue
             number, roman = page_value(r.ref[1])
             if number == 1 and last.get(roman, 1) > 1:  # numbering starts again: another document
@@ -338,6 +344,16 @@ def _entries(pages: Sequence[tuple[int, list[Row]]]) -> list[TocEntry]:
             seen.add(key)
             out.append(TocEntry(title, number, roman, x0, size, bold, run, page_no))
     return out
+
+
+def _worded(title: str) -> bool:
+    """Whether a title says something: a token besides the one- or two-digit numbers, a letter
+    before one or not, that are all a diagram's labels hold ("1 2 3", "B4", "C2 1 2") when its
+    rows end in numbers.  A one-letter section ("5.29 x"), a year ("9.1.1 2003") or a
+    version's date ("[2004/07/18 v0.5]") does."""
+    if not norm_title(title):
+        return False
+    return any(not _DIAGRAM_LABEL.fullmatch(t) for t in title.split())
 
 
 def _assign_levels(entries: list[TocEntry]) -> None:

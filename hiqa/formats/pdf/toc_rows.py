@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -39,6 +40,7 @@ class Row:
     bold: bool
     block: int  # the block of its first line
     ref: tuple[str, str] | None = None  # (title, page number) of a page-reference row
+    face: str = ""  # the font most of its characters are set in
 
 
 def page_rows(lines: Sequence[Line], start: int, stop: int) -> list[Row]:
@@ -117,8 +119,12 @@ def _group_rows(idx: Sequence[int], lines: Sequence[Line], shift: float = 0.0) -
         chars = sum(len(p.text) for p in parts) or 1
         size = sum(p.size * len(p.text) for p in parts) / chars
         bold = sum(len(p.text) for p in parts if p.bold) >= 0.6 * chars
+        faces: Counter[str] = Counter()
+        for p in parts:
+            faces[p.face] += len(p.text)
         row = Row(g, parts[0].x0 - shift, parts[-1].x1 - shift, min(p.y0 for p in parts),
-                   max(p.y1 for p in parts), text, size, bold, parts[0].block)
+                  max(p.y1 for p in parts), text, size, bold, parts[0].block,
+                  face=faces.most_common(1)[0][0])
         row.ref = _reference(text, words, leaders)
         rows.append(row)
     return rows
@@ -222,7 +228,7 @@ def continued(tail: Sequence[Row], row: Row) -> Row | None:
     first = tail[0]
     title = join_wrapped([*(t.text for t in tail), row.ref[0]])
     return Row([i for t in (*tail, row) for i in t.idx], first.x0, row.x1, row.y0, row.y1,
-               title, first.size, first.bold, first.block, (title, row.ref[1]))
+               title, first.size, first.bold, first.block, (title, row.ref[1]), first.face)
 
 
 def join_wrapped(texts: Sequence[str]) -> str:
