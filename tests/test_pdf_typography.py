@@ -375,3 +375,21 @@ def test_a_section_number_follows_its_sections_not_a_listing_that_reached_it_fir
             rows += [*listing, *prose(3)]
     found = [t for _, t in tree(write(tmp_path / "sections.pdf", rows))]
     assert found == [f"{n} {t}" for n, t in enumerate(titles, 1)]
+
+
+def test_chinese_prose_among_latin_text_is_text_not_headings(tmp_path: Path) -> None:
+    """caspervector's manual (texlive, seed 11): Chinese prose in 10.5 pt beside English
+    bibliography examples in 9 pt that hold more characters, its lines spaced apart (mixed
+    scripts set with extra leading).  A line of running text holds
+    some 45 characters (``TEXT_LINE``); a line of Chinese prose holds 40, each an em wide, so
+    counted by characters the prose was no text style but a rarer, larger one, and every one
+    of its lines a heading (101 headings for 25)."""
+    han = "本文介绍参考文献样式的使用方法和各个字段的含义以及常见问题的解决办法供用户参考"  # 40
+    titles = ["引言部分", "使用简介", "字段介绍", "条目类型"]
+    rows = [Row("Reference styles for biblatex", size=18)]
+    for title in titles:
+        rows += [Row(title, font="china-s", size=15, space=16),
+                 *(Row(han, font="china-s", size=10.5, space=8) for _ in range(4)),
+                 *(r._replace(size=9) for r in prose(6))]
+    assert tree(write(tmp_path / "zh.pdf", rows)) == [
+        (1, "Reference styles for biblatex"), *((2, t) for t in titles)]

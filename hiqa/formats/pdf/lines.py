@@ -337,12 +337,22 @@ def margin_pieces(page_dict: dict[str, Any], height: float) -> list[str]:
 
 
 def body_size(lines: Sequence[Line]) -> float:
-    """The font size that carries most characters (half-point buckets)."""
+    """The font size that carries most text (half-point buckets, by ``text_width``)."""
     weight: Counter[float] = Counter()
     for ln in lines:
         if ln.role == BODY:
-            weight[bucket(ln.size)] += len(ln.text)
+            weight[bucket(ln.size)] += text_width(ln.text)
     return weight.most_common(1)[0][0] if weight else 10.0
+
+
+def text_width(text: str) -> int:
+    """How much text a line holds, in the widths of Latin letters: a CJK character is set an
+    em wide, two of them (East Asian Width W or F).  What the body size and the text styles
+    are weighed by (``typography.text_size``, ``_without_text_styles``): counted by characters,
+    a line of Chinese prose held 40 where a line of running text holds some 45, so
+    caspervector's prose (texlive) was no text style, and its lines were headings."""
+    return len(text) + sum(1 for ch in text if ord(ch) >= 0x1100
+                           and unicodedata.east_asian_width(ch) in "WF")
 
 
 def bucket(size: float) -> float:

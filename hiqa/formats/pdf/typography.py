@@ -64,6 +64,7 @@ from hiqa.formats.pdf.lines import (
     norm_title,
     numbering_depth,
     strip_numbering,
+    text_width,
 )
 
 TEXT_SHARE = 0.2
@@ -99,9 +100,9 @@ def text_size(lines: Sequence[Line], body: float) -> float:
     for ln in lines:
         if ln.role != BODY:
             continue
-        total += len(ln.text)
+        total += text_width(ln.text)
         if not ln.code:
-            prose[bucket(ln.size)] += len(ln.text)
+            prose[bucket(ln.size)] += text_width(ln.text)
     if not prose or sum(prose.values()) < TEXT_SHARE * total:
         return body
     return prose.most_common(1)[0][0]
@@ -203,7 +204,7 @@ def _without_text_styles(
     count: Counter[tuple[float, bool]] = Counter()
     for ln in lines:
         if ln.role == BODY and not ln.code:
-            chars[_style(ln)] += len(ln.text)
+            chars[_style(ln)] += text_width(ln.text)
             count[_style(ln)] += 1
     total = sum(chars.values()) or 1
     text_styles = {s for s, n in chars.items()
