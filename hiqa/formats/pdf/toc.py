@@ -187,9 +187,6 @@ def find_toc(lines: Sequence[Line], page_starts: Sequence[int]) -> Toc:
     return toc
 
 
-_DIAGRAM_LABEL = re.compile(r"[^\W\d_]?\d{1,2}")
-
-
 def _index_pairs(rows: Sequence[Row]) -> list[tuple[str, int]]:
     """(term, printed page) of an index page's rows, terms of three characters or more."""
     pairs = [(_term(r.ref[0]), page_value(r.ref[1])[0]) for r in rows if r.ref is not None]
@@ -344,6 +341,9 @@ def _entries(pages: Sequence[tuple[int, list[Row]]]) -> list[TocEntry]:
             seen.add(key)
             out.append(TocEntry(title, number, roman, x0, size, bold, run, page_no))
     return out
+
+
+_DIAGRAM_LABEL = re.compile(r"[^\W\d_]?\d{1,2}")
 
 
 def _worded(title: str) -> bool:
