@@ -741,7 +741,8 @@ def test_a_statement_caption_where_the_notes_running_caption_stands_is_kept():
     header's, and the cash-flow statement lost its caption (its rows went to the equity
     statement).  A primary statement's caption is its page's title, never a running header;
     the notes' running caption and a chapter's varying header in that band still are."""
-    from hiqa.formats.pdf.lines import BODY, FURNITURE, Line, mark_furniture
+    from hiqa.formats.pdf.furniture import mark_furniture
+    from hiqa.formats.pdf.lines import BODY, FURNITURE, Line
 
     def line(page: int, y: float, text: str) -> Line:
         return Line(page, page * 10 + int(y), 72, y, 400, y + 9, text, 9.0, False, False,

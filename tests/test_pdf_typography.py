@@ -323,7 +323,8 @@ def test_running_heads_that_name_the_section_are_furniture() -> None:
     section's heading again (substances' manual, a texlive check draw: path 0.182).  It is
     furniture when its text is a heading's, set less prominently, at the top of two pages or
     more; a top line that names no heading stays text, and so does one printed once."""
-    from hiqa.formats.pdf.lines import BODY, FURNITURE, Line, mark_furniture
+    from hiqa.formats.pdf.furniture import mark_furniture
+    from hiqa.formats.pdf.lines import BODY, FURNITURE, Line
 
     def line(page: int, y: float, text: str, size: float = 10.9, bold: bool = False) -> Line:
         return Line(page, page * 10 + int(y), 90, y, 400, y + size, text, size, bold, False,

@@ -43,6 +43,7 @@ from hiqa.formats.pdf.figures import (
     figure_block,
     page_figures,
 )
+from hiqa.formats.pdf.furniture import mark_furniture
 from hiqa.formats.pdf.gutter import drop_line_numbers
 from hiqa.formats.pdf.labels import page_labels
 from hiqa.formats.pdf.letterspacing import rejoin_letter_spaced
@@ -55,7 +56,6 @@ from hiqa.formats.pdf.lines import (
     body_size,
     join_row,
     margin_pieces,
-    mark_furniture,
     norm_title,
     numbering_depth,
     page_lines,
