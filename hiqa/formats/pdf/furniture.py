@@ -5,11 +5,11 @@ lines they mark)."""
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 
 from hiqa.formats.pdf.lines import (
-    _DIGITS,
     _LEADER,
     _MARGIN,
     _PAGE_NUMBER,
@@ -19,6 +19,8 @@ from hiqa.formats.pdf.lines import (
     Line,
 )
 from hiqa.formats.statements import family
+
+_DIGITS = re.compile(r"\d+")
 
 
 def mark_furniture(

@@ -52,7 +52,6 @@ _PAGE_NUMBER = re.compile(
     r"^(?:page\s+|p\.\s*|-\s*)?(?:\d{1,5}|[ivxlcdm]{1,8})(?:\s*(?:of|/)\s*\d{1,5})?(?:\s*-)?$",
     re.IGNORECASE,
 )
-_DIGITS = re.compile(r"\d+")
 _ELEMENT = re.compile(r"<(/?[A-Za-z][\w:.-]*(?:\s[^<>]*)?)>")  # <dir prefix="default">
 CENTRED = 0.04  # centred: indents from the text column (or page edges) differ by < 4 % of width
 _SPACES = re.compile(r"\s+")
@@ -348,6 +347,8 @@ def text_width(text: str) -> int:
     are weighed by (``typography.text_size``, ``_without_text_styles``): counted by characters,
     a line of Chinese prose held 40 where a line of running text holds some 45, so
     caspervector's prose (texlive) was no text style, and its lines were headings."""
+    if text.isascii():  # most lines: no character to look up
+        return len(text)
     return len(text) + sum(1 for ch in text if ord(ch) >= 0x1100
                            and unicodedata.east_asian_width(ch) in "WF")
 

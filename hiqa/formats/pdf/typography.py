@@ -100,9 +100,10 @@ def text_size(lines: Sequence[Line], body: float) -> float:
     for ln in lines:
         if ln.role != BODY:
             continue
-        total += text_width(ln.text)
+        width = text_width(ln.text)
+        total += width
         if not ln.code:
-            prose[bucket(ln.size)] += text_width(ln.text)
+            prose[bucket(ln.size)] += width
     if not prose or sum(prose.values()) < TEXT_SHARE * total:
         return body
     return prose.most_common(1)[0][0]
