@@ -394,3 +394,57 @@ def test_chinese_prose_among_latin_text_is_text_not_headings(tmp_path: Path) -> 
                  *(r._replace(size=9) for r in prose(6))]
     assert tree(write(tmp_path / "zh.pdf", rows)) == [
         (1, "Reference styles for biblatex"), *((2, t) for t in titles)]
+
+
+def _serif(lines: int, indent: float = 0.0, space: float = 0.0) -> list[Row]:
+    """Times 10 pt text, its first row ``space`` under the row before it."""
+    return [r._replace(font="tiro", indent=indent, space=space if k == 0 else 0.0)
+            for k, r in enumerate(prose(lines))]
+
+
+def test_sections_in_a_smaller_type_inside_their_paragraphs_block(tmp_path: Path) -> None:
+    """asmeconf (texlive, seed 41): "1. INTRODUCTION" in 9 pt bold sans over 10 pt serif text,
+    so close that the text layer puts it into its paragraph's block; a title wraps onto a
+    second line; "ABSTRACT", "REFERENCES" and a sub-section with no sibling are set the same
+    way.  Read only from blocks of their own and from a bold type at least the text's size,
+    no heading was found but the document's title (F1 0 against pymupdf4llm's 0.818).  A
+    figure's label in the same type, away from where the headings stand, stays text."""
+    def sans(text: str, **kw: object) -> Row:
+        return Row(text, font="hebo", size=9, **kw)  # type: ignore[arg-type]
+    rows = [Row("Pumps of the Upper Valley", font="hebo", size=10, centred=True),
+            sans("ABSTRACT", space=14), *_serif(3),
+            sans("1. INTRODUCTION", space=10), *_serif(6),
+            sans("2. THE PUMP HOUSE AND ITS BASIN, WITH THE TANK ON THE", space=10),
+            sans("HILL ABOVE THE VILLAGE", indent=12), *_serif(5),
+            sans("2.1 Pipes", space=10), *_serif(5),
+            sans("Valve", space=10, indent=200), *_serif(3),
+            sans("3. RESULTS", space=10), *_serif(5),
+            sans("REFERENCES", space=10), *_serif(3)]
+    path = write(tmp_path / "paper.pdf", rows)
+    doc = pymupdf.open(path)
+    first_lines = [b["lines"][0]["spans"][0]["text"] for b in doc[0].get_text("dict")["blocks"]]
+    doc.close()
+    assert "1. INTRODUCTION" in first_lines  # the heading opens its paragraph's block
+    assert tree(path) == [
+        (1, "Pumps of the Upper Valley"), (2, "ABSTRACT"), (2, "1. INTRODUCTION"),
+        (2, "2. THE PUMP HOUSE AND ITS BASIN, WITH THE TANK ON THE HILL ABOVE THE VILLAGE"),
+        (3, "2.1 Pipes"), (2, "3. RESULTS"), (2, "REFERENCES")]
+
+
+def test_numbered_sections_centred_in_an_offset_text_column(tmp_path: Path) -> None:
+    """active-conf (texlive, seed 41): numbered sections in the text's size and weight, centred
+    over a text column that is not centred on the page (a wide left margin).  Centred on the
+    page was asked of them, and they are off it by more than the 4 % that allows: no heading
+    was found."""
+    column = 100.0  # the text column starts this far right of the page's left margin
+    width = 345.0  # the prose rows' width at 10 pt, near enough for centring
+
+    def centred(title: str) -> Row:
+        w = pymupdf.get_text_length(title, fontname="tiro", fontsize=10)
+        return Row(title, font="tiro", size=10, space=14, indent=column + (width - w) / 2)
+    titles = ["1 About this document", "2 Description and usage", "3 Implementation"]
+    rows = [Row("The pump class", font="tiro", size=12, centred=True)]
+    for title in titles:
+        rows += [centred(title), *_serif(5, indent=column, space=8)]
+    assert [t for _, t in tree(write(tmp_path / "column.pdf", rows))] == [
+        "The pump class", *titles]

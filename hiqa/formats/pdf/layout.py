@@ -126,7 +126,7 @@ def _candidates(
     lines: Sequence[Line], body: float, blocked: AbstractSet[int] = frozenset()
 ) -> Iterable[HeadingCandidate]:
     """Runs of consecutive heading-styled lines merged into one title each."""
-    column = _column(lines)
+    column = text_column(lines)
     i, n = 0, len(lines)
     while i < n:
         ln = lines[i]
@@ -166,7 +166,7 @@ def _candidates(
                 last += 1
             i = last + 1
             continue
-        title = _join_title(parts)
+        title = join_title(parts)
         head = lines[i + 1] if label_only and last > i else ln
         yield HeadingCandidate(
             first=i,
@@ -188,10 +188,10 @@ def _starts_apart(first: Line, cur: Line, nxt: Line, column: tuple[float, float]
     shift = nxt.x0 - cur.x0
     if abs(shift) < max(cur.size, 4.0) or (shift > 0 and numbering_depth(first.text) is not None):
         return False
-    return not (_centred_in(cur, column) and _centred_in(nxt, column))
+    return not (centred_in(cur, column) and centred_in(nxt, column))
 
 
-def _centred_in(ln: Line, column: tuple[float, float]) -> bool:
+def centred_in(ln: Line, column: tuple[float, float]) -> bool:
     left, right = column
     indent, short = ln.x0 - left, right - ln.x1
     return indent > ln.size and abs(indent - short) <= CENTRED * max(right - left, 1.0)
@@ -209,7 +209,7 @@ def _drop_term_tags(cands: list[HeadingCandidate], lines: Sequence[Line]) -> lis
     for ln in lines:
         if ln.role == BODY:
             left[ln.page] = min(left.get(ln.page, ln.x0), ln.x0)
-    column = _column(lines)
+    column = text_column(lines)
     out = []
     for c in cands:
         first = lines[c.first]
@@ -233,7 +233,7 @@ def _drop_term_tags(cands: list[HeadingCandidate], lines: Sequence[Line]) -> lis
             and prev.page == first.page
             and first.y0 - prev.y1 < 0.8 * first.height
             and first.x0 - prev.x0 >= em
-            and not _centred_in(first, column)
+            and not centred_in(first, column)
         ):
             continue
         out.append(c)
@@ -288,7 +288,7 @@ def alone(lines: Sequence[Line], i: int) -> bool:
     )
 
 
-def _join_title(parts: Sequence[str]) -> str:
+def join_title(parts: Sequence[str]) -> str:
     """A title broken over lines: a line ending in a hyphen before a lower-case word keeps the
     hyphen and joins without a space ("branch-" + "prediction")."""
     text = ""
@@ -301,8 +301,10 @@ def _join_title(parts: Sequence[str]) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
-def acceptable(c: HeadingCandidate, lines: Sequence[Line]) -> bool:
-    """``c``'s title reads as a heading's: words, not a number, a leader row or a sentence."""
+def acceptable(c: HeadingCandidate, lines: Sequence[Line], apart: bool = False) -> bool:
+    """``c``'s title reads as a heading's: words, not a number, a leader row or a sentence.
+    ``apart``: its lines are known to be set apart from the paragraph under them though the
+    text layer put them in its block (``typography.title_end``)."""
     t = c.title
     if len(t) < 2 or len(t) > 200 or _LEADER.search(t) or _LABEL_ONLY.match(t):
         return False
@@ -325,7 +327,7 @@ def acceptable(c: HeadingCandidate, lines: Sequence[Line]) -> bool:
         return True
     first, last = lines[c.first], lines[c.last]
     on_its_own = (c.first == 0 or lines[c.first - 1].block != first.block) and (
-        c.last + 1 >= len(lines) or lines[c.last + 1].block != last.block
+        apart or c.last + 1 >= len(lines) or lines[c.last + 1].block != last.block
     )
     return (
         on_its_own
@@ -379,7 +381,7 @@ def _keep_cover_title_only(
     return [c for c in cands if c is title or lines[c.first].page != 1]
 
 
-def _column(lines: Sequence[Line]) -> tuple[float, float]:
+def text_column(lines: Sequence[Line]) -> tuple[float, float]:
     """The text column: the commonest left edge of body lines and the 90th percentile of their
     right edges (ragged or justified)."""
     margins = Counter(round(ln.x0) for ln in lines if ln.role == BODY)
@@ -400,7 +402,7 @@ def _title_blocks(
     for i, ln in enumerate(lines):
         if ln.role == BODY:
             by_page[ln.page].append(i)
-    left, right = _column(lines)
+    left, right = text_column(lines)
     drop: set[int] = set()
     for k, c in enumerate(cands):
         page = lines[c.first].page

@@ -24,8 +24,13 @@ evidence allows them to be, in the order ``typographic_headings`` applies it:
   bibliography set a point larger), and a style whose titles are mostly **labels** (the same
   words printed three times or more: "Note Style" over every example) are not heading styles;
 * a **sequence of numbers** ("I." … "II." … "III.", paragraphs between) on short lines set
-  apart from the text (alone in their block, and centred, in capitals, bold or of another
-  size) numbers sections, even where their type is no larger than the text (small capitals);
+  apart from the text (a title of their own, and centred on the page or in the text column,
+  in capitals, bold or of another size, not ending in a page number) numbers sections, even
+  where their type is no larger than the text (small capitals).  A title of its own is a
+  block of one to three lines, or the lines opening a block in a type of their own (the text
+  layer puts a heading into its paragraph's block where the space between them is tight);
+  the other titles set in a sequence's type, in its place, are headings too ("ABSTRACT",
+  "REFERENCES" beside "1. INTRODUCTION");
 * the lines **right under a centred title** that are centred too (a subtitle, the authors) are
   part of the title block, not headings under it;
 * an unnumbered heading more prominent than the chapters, after the last numbered one (the
@@ -50,11 +55,15 @@ from hiqa.formats.pdf.layout import (
     HeadingCandidate,
     acceptable,
     alone,
+    centred_in,
     found_headings,
     heading_levels,
+    join_title,
     layout_candidates,
+    text_column,
 )
 from hiqa.formats.pdf.lines import (
+    _MAX_HEADING_LINES,
     BODY,
     CENTRED,
     LARGE_RATIO,
@@ -85,7 +94,7 @@ def typographic_headings(
     blocked = listing | _code_lines(lines, text, listing)
     cands = [c for c in layout_candidates(lines, text, page_widths, blocked) if _says(c)]
     cands = _without_label_styles(_without_text_styles(_without_contents_rows(cands), lines))
-    cands = _with_sequences(cands, lines, text, page_widths)
+    cands = _with_sequences(cands, lines, text, page_widths, blocked)
     cands = _without_byline(cands, lines, page_widths)
     levels = _back_matter(cands, heading_levels(cands))
     kept = _with_index_letters(_drop_continued(cands, levels), lines, text)
@@ -172,7 +181,7 @@ def _says(c: HeadingCandidate) -> bool:
     return c.depth is not None or bool(_WORD.search(c.title))
 
 
-_PAGE_REF = re.compile(r"^(.*\S)\s+(?:\d{1,4}|[ivxlc]{1,6})$")
+_PAGE_REF = re.compile(r"^(.*\S)\s+[—–]?(?:\d{1,4}|[ivxlc]{1,6})$")
 
 
 def _without_contents_rows(cands: list[HeadingCandidate]) -> list[HeadingCandidate]:
@@ -237,32 +246,90 @@ def _without_label_styles(cands: list[HeadingCandidate]) -> list[HeadingCandidat
 
 
 def _with_sequences(
-    cands: list[HeadingCandidate], lines: Sequence[Line], text: float, page_widths: Sequence[float]
+    cands: list[HeadingCandidate], lines: Sequence[Line], text: float, page_widths: Sequence[float],
+    blocked: AbstractSet[int] = frozenset(),
 ) -> list[HeadingCandidate]:
     """``cands`` with the lines of sparse number sequences whose every line reads as a
     section's title set apart from the text."""
     taken = {i for c in cands for i in range(c.first, c.last + 1)}
+    column = text_column(lines)
     added = []
     for run in numbered_sequences(lines, lambda i: _heads_text(lines, i, text)):
         fresh = [i for i in run if i not in taken]
-        if fresh and all(_set_apart(lines, i, text, page_widths) for i in run):
-            added += [c for c in (HeadingCandidate(i, i, lines[i].text, _style(lines[i]),
-                                             numbering_depth(lines[i].text), False)
-                                  for i in fresh) if acceptable(c, lines) and _says(c)]
+        if fresh and all(_set_apart(lines, i, text, page_widths, column)
+                         and (i not in blocked or alone(lines, i)) for i in run):
+            added += [c for c in (_sequence_title(lines, i) for i in fresh)
+                      if acceptable(c, lines) and _says(c)]
+    added += _in_sequence_type(lines, added, taken, blocked)
     return sorted([*cands, *added], key=lambda c: c.first) if added else cands
 
+
+def _type(ln: Line) -> tuple[str, bool, float]:
+    return ln.face, ln.bold, bucket(ln.size)
+
+
+def _in_sequence_type(lines: Sequence[Line], found: Sequence[HeadingCandidate],
+                      taken: AbstractSet[int], blocked: AbstractSet[int]) -> list[HeadingCandidate]:
+    """The other titles set in the type of the numbered sections ``found``: a document that
+    sets "1. INTRODUCTION" and "2. METHODS" in a type of their own sets its "ABSTRACT",
+    "REFERENCES" and the sub-section that has no sibling ("2.1 Subsection") in it too, on a
+    line of their own, in the same place (``_placed_as``), saying something besides a number
+    ("2.5 cm" in a figure does not)."""
+    if not found:
+        return []
+    column = text_column(lines)
+    placed: dict[tuple[str, bool, float], list[Line]] = defaultdict(list)
+    for c in found:
+        placed[_type(lines[c.first])].append(lines[c.first])
+    have = {i for c in found for i in range(c.first, c.last + 1)} | set(taken)
+    out = []
+    for i, ln in enumerate(lines):
+        if (ln.role != BODY or i in have or i in blocked or _type(ln) not in placed
+                or title_end(lines, i) != i or not _space_above(lines, i)
+                or not _placed_as(ln, placed[_type(ln)], column)):
+            continue
+        c = _sequence_title(lines, i)
+        if acceptable(c, lines, apart=True) and _WORD.search(strip_numbering(c.title)):
+            out.append(c)
+            have.update(range(c.first, c.last + 1))
+    return out
+
+
+def _placed_as(ln: Line, headings: Sequence[Line], column: tuple[float, float]) -> bool:
+    """``ln`` stands where one of ``headings`` stands: centred in the text column as it is,
+    or at its left edge (within an em): a heading type has its place, a label set in the
+    same type inside a figure does not."""
+    centred = centred_in(ln, column)
+    return any(centred and centred_in(h, column) or abs(ln.x0 - h.x0) <= ln.size
+               for h in headings)
+
+
+def _sequence_title(lines: Sequence[Line], i: int) -> HeadingCandidate:
+    """The heading a sequence's line ``i`` opens, its title's lines joined."""
+    end = title_end(lines, i)
+    last = i if end is None else end
+    return HeadingCandidate(i, last, join_title([lines[k].text for k in range(i, last + 1)]),
+                            _style(lines[i]), numbering_depth(lines[i].text), False)
+
+
+_SENTENCE_END = (".", ",", ";", ":", "。", "，", "；", "：", "！", "？")
 
 MAX_TITLE_WORDS = 12
 """Words a numbered line may hold to read as a section's title rather than a list item's."""
 
 
-def _set_apart(lines: Sequence[Line], i: int, text: float, page_widths: Sequence[float]) -> bool:
-    """A short line alone in its block, not a sentence, and set apart from the text by its
-    type or its place: centred, in capitals, bold, or of another size."""
+def _set_apart(lines: Sequence[Line], i: int, text: float, page_widths: Sequence[float],
+               column: tuple[float, float]) -> bool:
+    """A short title line, not a sentence, and set apart from the text by its type or its
+    place: centred (on the page or in the text column), in capitals, bold, or of another
+    size."""
     ln = lines[i]
     words = strip_numbering(ln.text)
+    if _PAGE_REF.match(ln.text) is not None:
+        return False  # a contents row or a running head, its page number last
     return _title_line(lines, i) and (ln.bold or bucket(ln.size) != text or words.isupper()
-                                      or _centred_on_page(ln, page_widths))
+                                      or _centred_on_page(ln, page_widths)
+                                      or centred_in(ln, column))
 
 
 def _heads_text(lines: Sequence[Line], i: int, text: float) -> bool:
@@ -276,10 +343,37 @@ def _heads_text(lines: Sequence[Line], i: int, text: float) -> bool:
 
 
 def _title_line(lines: Sequence[Line], i: int) -> bool:
-    """A short line alone in its block that is not a sentence."""
+    """A short title line (or the first of a title's lines), not a sentence."""
+    return title_end(lines, i) is not None
+
+
+def title_end(lines: Sequence[Line], i: int) -> int | None:
+    """The last line of the title that line ``i`` opens, or None when it opens none.
+
+    A title is a block of its own, or the lines that open a block in a type of their own (the
+    text layer often puts a heading into the block of the paragraph under it when the space
+    between them is tight: "1. INTRODUCTION" in bold sans over serif text): up to
+    ``_MAX_HEADING_LINES`` lines in one type (face, weight and size), the line after them in
+    another block or another face and weight or size.  Its lines hold few words each
+    (``MAX_TITLE_WORDS``) and its last does not end a sentence."""
     ln = lines[i]
-    return (alone(lines, i) and len(ln.text.split()) <= MAX_TITLE_WORDS
-            and not ln.text.endswith((".", ",", ";", ":")))
+    if i and lines[i - 1].block == ln.block and lines[i - 1].page == ln.page:
+        return None
+    end = i
+    while (end + 1 < len(lines) and lines[end + 1].block == ln.block
+           and lines[end + 1].page == ln.page):
+        nxt = lines[end + 1]
+        if nxt.face != ln.face and (nxt.bold != ln.bold or bucket(nxt.size) != bucket(ln.size)):
+            break  # the paragraph under the title, in the text's type
+        if (nxt.face, nxt.bold, bucket(nxt.size)) != (ln.face, ln.bold, bucket(ln.size)):
+            return None  # neither the title's type nor another: one paragraph
+        end += 1
+        if end - i + 1 > _MAX_HEADING_LINES:
+            return None
+    words = max(len(lines[k].text.split()) for k in range(i, end + 1))
+    if words > MAX_TITLE_WORDS or lines[end].text.endswith(_SENTENCE_END):
+        return None
+    return end
 
 
 def _space_above(lines: Sequence[Line], i: int) -> bool:
