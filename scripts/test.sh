@@ -24,5 +24,11 @@ if ! dpkg-query -W -f='${Status}' groff 2>/dev/null | grep -q "ok installed"; th
     SUDO=$([ "$(id -u)" = 0 ] && echo "" || echo sudo)
     $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends groff >/dev/null
 fi
+# A TrueType typewriter face for the PDF test that hides its fixed pitch (test_pdf_typography).
+if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ]; then
+    SUDO=$([ "$(id -u)" = 0 ] && echo "" || echo sudo)
+    $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends \
+        fonts-dejavu-core >/dev/null
+fi
 if [ "${1:-}" = "--install-only" ]; then exit 0; fi  # tests/test_setup.py checks the install step
 exec "$PY" -m pytest -q "$@"

@@ -8,6 +8,7 @@ larger, listings in Courier.  Each test builds a document where a rule of
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -448,3 +449,83 @@ def test_numbered_sections_centred_in_an_offset_text_column(tmp_path: Path) -> N
         rows += [centred(title), *_serif(5, indent=column, space=8)]
     assert [t for _, t in tree(write(tmp_path / "column.pdf", rows))] == [
         "The pump class", *titles]
+
+
+MONO_TTF = Path("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf")  # fonts-dejavu-core
+
+
+def _unflagged_typewriter() -> bytes:
+    """DejaVu Sans Mono with its fixed-pitch flag cleared (the ``post`` table's isFixedPitch):
+    every glyph still one width, but nothing in the font says so."""
+    data = bytearray(MONO_TTF.read_bytes())
+    for k in range(struct.unpack(">H", data[4:6])[0]):
+        tag, _, offset, _ = struct.unpack(">4sIII", data[12 + 16 * k: 28 + 16 * k])
+        if tag == b"post":
+            data[offset + 12: offset + 16] = bytes(4)
+    return bytes(data)
+
+
+def test_listings_in_a_typewriter_face_nothing_names_are_code(tmp_path: Path) -> None:
+    """gbt7714's manual (texlive, seed 17) sets its listings in Menlo, which XeTeX embeds with
+    neither the fixed-pitch flag nor a name the typewriter test knows.  Its listings then
+    read as prose (113 headings for 37: they carried most of the text and made the prose
+    "larger than the text"), their lines run together into paragraphs.  The face is measured
+    instead: spans of different make-up, narrow letters or wide, all take one advance per
+    character; the listings are code blocks, line by line."""
+    font = _unflagged_typewriter()
+    code = ["\\documentclass{article}", "\\usepackage[sort&compress]{gbt7714}",
+            "\\bibliographystyle{gbt7714-numerical}", "\\begin{document}",
+            "\\cite{knuth84} wrote a famous book on typesetting with TeX.",
+            "\\bibliography{bibfile}", "\\end{document}", "% a comment line with words"] * 2
+    doc = pymupdf.open()
+    for n, title in enumerate(["Usage", "Options", "Styles"], 1):
+        page, y = doc.new_page(width=WIDTH, height=HEIGHT), float(TOP)
+        page.insert_font(fontname="Menlo", fontbuffer=font)
+        y += 30
+        page.insert_text((LEFT, y), f"{n} {title}", fontname="hebo", fontsize=14)
+        for k, row in enumerate(prose(2) * 2):  # two short paragraphs
+            y += 15 + (8 if k == 2 else 0)
+            page.insert_text((LEFT, y), row.text, fontname="helv", fontsize=10.5)
+        y += 6
+        for line in code:
+            y += 11
+            page.insert_text((LEFT + 10, y), line, fontname="Menlo", fontsize=9)
+    for xref in range(1, doc.xref_length()):
+        for key in ("BaseFont", "FontName"):
+            kind, value = doc.xref_get_key(xref, key)
+            if kind == "name" and "Mono" in value:
+                doc.xref_set_key(xref, key, "/Menlo")
+    path = tmp_path / "menlo.pdf"
+    doc.save(path)
+    doc.close()
+    spans = [s for b in pymupdf.open(path)[0].get_text("dict")["blocks"] for ln in b["lines"]
+             for s in ln["spans"] if s["font"] == "Menlo"]
+    assert spans and not any(s["flags"] & 8 for s in spans)  # nothing says typewriter
+    document = parse_pdf(path, path.name)
+    assert [h.title for h in document.headings] == ["1 Usage", "2 Options", "3 Styles"]
+    fenced = document.markdown.split("```")[1::2]  # the code blocks' insides
+    assert len(fenced) == 3 and all(block.strip().splitlines() == code for block in fenced)
+
+
+def test_a_bold_code_type_title_wrapped_over_two_lines_is_a_heading(tmp_path: Path) -> None:
+    """fontconfig's user guide heads its element sections with the element, in bold code type
+    over prose; a long one wraps ("<test qual="any" name="property" target="default"" /
+    "compare="eq">").  A code-type line with another right under it is a listing's row, but
+    not when the two are one title wrapped: the upper line ends where the lower one's first
+    word would not have fitted.  Two short tags stacked (tmux's "main-pane-height height"
+    over "main-pane-width width") stay rows."""
+    def bold_code(text: str, space: float = 0.0) -> Row:
+        return Row(text, font="cobo", size=10, space=space)
+    title = '<test qual="any" name="property" target="default" units="pt"'
+    rows = [heading("Elements", 16), *prose(3),
+            bold_code('<match target="pattern">', 12), *prose(3),
+            bold_code(title, 12), bold_code('compare="eq">'), *prose(3),
+            bold_code('<edit name="property">', 12), *prose(3),
+            bold_code("main-pane-height height", 12), bold_code("main-pane-width width"),
+            *prose(2)]
+    path = write(tmp_path / "elements.pdf", rows)
+    text_width = max(pymupdf.get_text_length(r.text, "helv", 10) for r in prose(3))
+    assert pymupdf.get_text_length(title + " compare", "cobo", 10) > text_width  # had to wrap
+    assert [t for _, t in tree(path)] == [
+        "Elements", 'match target="pattern"', f'{title[1:]} compare="eq"',
+        'edit name="property"']  # element names lose their angle brackets (layout)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,7 +103,8 @@ class FoundHeading:
 # Lines from one page
 
 
-def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list[Line]:
+def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int,
+               fixed: AbstractSet[str] = frozenset()) -> list[Line]:
     """Visual lines of one ``page.get_text("dict")`` result, in content-stream order.  A line
     of white space on a row of its own inside a block ends its paragraph (a space between two
     words of a justified row does not): EDGAR's generator sets a whole page as one
@@ -164,7 +166,7 @@ def page_lines(page_dict: dict[str, Any], page_no: int, block_base: int) -> list
                 if flags & _FLAG_BOLD or _BOLD_FONT.search(font):
                     bold_n += n
                     strong = True
-                if typewriter(s):
+                if typewriter(s, fixed):
                     mono_n += n
                     strong = True
                 italic = bool(flags & _FLAG_ITALIC or _ITALIC_FONT.search(font))
@@ -259,10 +261,58 @@ def _face(faces: Counter[str]) -> str:
 MONO_SHARE = 0.6  # a row is typewriter when this share of its characters is
 
 
-def typewriter(span: dict[str, Any]) -> bool:
-    """Whether a ``get_text("dict")`` span is set in a typewriter face (its flag or its
-    font's name)."""
-    return bool(span.get("flags", 0) & _FLAG_MONO or _MONO_FONT.search(span.get("font", "")))
+def typewriter(span: dict[str, Any], fixed: AbstractSet[str] = frozenset()) -> bool:
+    """Whether a ``get_text("dict")`` span is set in a typewriter face: its flag, its font's
+    name, or its font among ``fixed`` (``FixedPitch``: every glyph one width, measured)."""
+    font = span.get("font", "")
+    return bool(span.get("flags", 0) & _FLAG_MONO or _MONO_FONT.search(font) or font in fixed)
+
+
+class FixedPitch:
+    """The fonts of a document whose glyphs all have one width, from the spans printed so far.
+
+    A typewriter face is known by its flag or its name, when the PDF gives them; XeTeX embeds
+    Menlo with neither (gbt7714's manual, texlive), and its listings read as prose.  Measured
+    instead: a span's width divided by its characters and its size is the font's one advance
+    when every glyph has it, and moves with the share of narrow letters otherwise.  A font is
+    fixed-pitch when ``FIXED_SPANS`` spans or more holding a narrow letter and a wide one agree
+    on it within ``FIXED_SPREAD`` although their shares of narrow glyphs differ by
+    ``MAKEUP_SPREAD`` or more: long spans of prose in a proportional font average out to one
+    width too (NIKE's Arial: five within 3 %), but they are all made alike.  CJK characters, one
+    width in any font, never count."""
+
+    def __init__(self) -> None:
+        self._spans: dict[str, list[tuple[float, float]]] = defaultdict(list)
+        self.fonts: set[str] = set()
+
+    def learn(self, page_dict: dict[str, Any]) -> frozenset[str]:
+        """Take in a page's spans; the fixed-pitch fonts known so far."""
+        for block in page_dict.get("blocks", ()):
+            for line in block.get("lines", ()):
+                for span in line.get("spans", ()):
+                    text, size = span.get("text", ""), float(span.get("size", 0.0))
+                    font = span.get("font", "")
+                    if (size <= 0 or font in self.fonts or len(text) < 4
+                            or not _NARROW.search(text) or not _WIDE.search(text)
+                            or text_width(text) != len(text)):
+                        continue
+                    seen = self._spans[font]
+                    seen.append(((span["bbox"][2] - span["bbox"][0]) / (len(text) * size),
+                                 len(_NARROW_GLYPHS.findall(text)) / len(text)))
+                    if len(seen) >= FIXED_SPANS:
+                        widths, narrow = [w for w, _ in seen], [n for _, n in seen]
+                        if (max(widths) - min(widths) <= FIXED_SPREAD * min(widths)
+                                and max(narrow) - min(narrow) >= MAKEUP_SPREAD):
+                            self.fonts.add(font)
+        return frozenset(self.fonts)
+
+
+FIXED_SPANS = 5
+FIXED_SPREAD = 0.03
+MAKEUP_SPREAD = 0.15
+_NARROW = re.compile(r"[il]")
+_NARROW_GLYPHS = re.compile(r"[iljtfr.,:;'!| ]")
+_WIDE = re.compile(r"[mw]")
 
 
 _MARK = re.compile(r"[0-9*\u2020\u2021\u00a7]{1,2}")  # 1, 12, *, †, ‡, §

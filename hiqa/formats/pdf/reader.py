@@ -51,6 +51,7 @@ from hiqa.formats.pdf.lines import (
     BODY,
     FURNITURE,
     HEADING,
+    FixedPitch,
     FoundHeading,
     Line,
     body_size,
@@ -224,6 +225,7 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
     scan = _Scan()
     block_base = 0
     tracking: tuple[tuple[str, float], ...] = ()  # letter-spacing proved on the pages so far
+    fixed = FixedPitch()  # fonts proved fixed-pitch on the pages so far
     for pno in range(doc.page_count):
         page_no = pno + 1
         scan.page_starts.append(len(scan.lines))
@@ -244,7 +246,7 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
             continue
         scan.page_heights.append(height)
         scan.page_widths.append(float(page.rect.width) or 612.0)
-        lines = page_lines(page_dict, page_no, block_base)
+        lines = page_lines(page_dict, page_no, block_base, fixed.learn(page_dict))
         if not lines and _has_images(page):
             ocr = _ocr_dict(page)
             if ocr is not None and (lines := page_lines(ocr, page_no, block_base)):

@@ -125,14 +125,15 @@ def _code_lines(lines: Sequence[Line], text: float, listing: AbstractSet[int]) -
     or a function (``django.contrib.admin`` set in bold code type in release notes), not a
     listing's keyword in bold nor the name of a macro over its implementation."""
     mono = [i for i, ln in enumerate(lines) if ln.mono and ln.size < text * LARGE_RATIO]
+    right = text_column(lines)[1]
     count: Counter[tuple[float, bool]] = Counter()
     code: Counter[tuple[float, bool]] = Counter()
     for i in mono:
         style = _style(lines[i])
         count[style] += 1
-        code[style] += _next_to_code(lines, i) or _over_code(lines, i, listing)
+        code[style] += _next_to_code(lines, i, right) or _over_code(lines, i, listing)
     return {i for i in mono
-            if not lines[i].bold or _next_to_code(lines, i)
+            if not lines[i].bold or _next_to_code(lines, i, right)
             or code[_style(lines[i])] >= CODE_STYLE * count[_style(lines[i])]}
 
 
@@ -159,17 +160,42 @@ def _over_code(lines: Sequence[Line], i: int, listing: AbstractSet[int]) -> bool
     return total > 0 and code >= CODE_STYLE * total
 
 
-def _next_to_code(lines: Sequence[Line], i: int) -> bool:
+def _next_to_code(lines: Sequence[Line], i: int, right: float) -> bool:
     """A monospace line right above or below, without the space that sets a heading apart:
     ``i`` is a row of a listing."""
     ln = lines[i]
     for j in (i - 1, i + 1):
         if not 0 <= j < len(lines) or lines[j].page != ln.page or not lines[j].mono:
             continue
+        if _one_title(lines, i, j, right):
+            continue  # its own title wrapping ("<test qual=… target="default"" / "compare=…>")
         gap = lines[j].y0 - ln.y1 if j > i else ln.y0 - lines[j].y1
         if gap < TIGHT * min(ln.height, lines[j].height):
             return True
     return False
+
+
+def _one_title(lines: Sequence[Line], i: int, j: int, right: float) -> bool:
+    """Lines ``i`` and ``j`` are one title wrapped: the same block, in the same style, the
+    upper line ending where the lower one's first word would not have fitted before the text
+    column's ``right`` edge, and the block no longer than a title (``_MAX_HEADING_LINES``).
+    Two short tags stacked in one block ("main-pane-height height" over "main-pane-width
+    width") are two rows, not one title."""
+    block = lines[i].block
+    if lines[j].block != block or _style(lines[j]) != _style(lines[i]):
+        return False
+    upper, lower = lines[min(i, j)], lines[max(i, j)]
+    words = lower.text.split()
+    advance = (lower.x1 - lower.x0) / max(len(lower.text), 1)
+    if not words or upper.x1 + advance * (len(words[0]) + 1) < right:
+        return False
+    k = i
+    while k > 0 and lines[k - 1].block == block:
+        k -= 1
+    size = 0
+    while k + size < len(lines) and lines[k + size].block == block:
+        size += 1
+    return size <= _MAX_HEADING_LINES
 
 
 TIGHT = 0.5
