@@ -529,3 +529,36 @@ def test_a_bold_code_type_title_wrapped_over_two_lines_is_a_heading(tmp_path: Pa
     assert [t for _, t in tree(path)] == [
         "Elements", 'match target="pattern"', f'{title[1:]} compare="eq"',
         'edit name="property"']  # element names lose their angle brackets (layout)
+
+
+def test_authors_in_columns_under_a_bold_title_are_not_headings(tmp_path: Path) -> None:
+    """A conference paper (DAFx's template, texlive seed 43): under the bold title, three
+    authors side by side, each name and affiliation centred in its own column and in the
+    title's size, an e-mail address in code type under each.  Not centred on the page and
+    parted by the addresses, they were nine headings above the abstract."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+
+    def centred_at(x: float, y: float, text: str, font: str, size: float) -> None:
+        page.insert_text((x - pymupdf.get_text_length(text, font, size) / 2, y), text,
+                         fontname=font, fontsize=size)
+    centred_at(306, 100, "TEMPLATES FOR THREE AUTHORS", "tibo", 12)
+    for x, (name, place) in zip((190, 420, 306), (("Ann Auer", "Pump Research Group"),
+                                                  ("Ben Brook", "Basin Laboratory"),
+                                                  ("Cleo Cole", "Tank Institute"))):
+        y = 128 if x != 306 else 200
+        centred_at(x, y, name, "tiit", 12)
+        centred_at(x, y + 16, place, "tiro", 12)
+        centred_at(x, y + 30, "pumps@example.org", "cour", 12)
+    y = 270.0
+    for title in ("ABSTRACT", "1. INTRODUCTION", "2. METHOD", "3. RESULTS"):
+        centred_at(306, y, title, "tibo", 9)
+        for row in prose(4):
+            y += 11
+            page.insert_text((72, y + 6), row.text, fontname="tiro", fontsize=9)
+        y += 30
+    path = tmp_path / "paper.pdf"
+    doc.save(path)
+    doc.close()
+    assert [t for _, t in tree(path)] == [
+        "TEMPLATES FOR THREE AUTHORS", "ABSTRACT", "1. INTRODUCTION", "2. METHOD", "3. RESULTS"]

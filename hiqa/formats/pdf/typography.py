@@ -95,7 +95,7 @@ def typographic_headings(
     cands = [c for c in layout_candidates(lines, text, page_widths, blocked) if _says(c)]
     cands = _without_label_styles(_without_text_styles(_without_contents_rows(cands), lines))
     cands = _with_sequences(cands, lines, text, page_widths, blocked)
-    cands = _without_byline(cands, lines, page_widths)
+    cands = _without_byline(cands, lines, page_widths, text)
     levels = _back_matter(cands, heading_levels(cands))
     kept = _with_index_letters(_drop_continued(cands, levels), lines, text)
     return found_headings(lines, kept)
@@ -410,20 +410,31 @@ def _space_above(lines: Sequence[Line], i: int) -> bool:
 
 
 def _without_byline(
-    cands: list[HeadingCandidate], lines: Sequence[Line], page_widths: Sequence[float]
+    cands: list[HeadingCandidate], lines: Sequence[Line], page_widths: Sequence[float],
+    text: float,
 ) -> list[HeadingCandidate]:
-    """The document's first heading centred on its page, without the unnumbered centred
-    candidates that follow it line after line (its subtitle, its authors)."""
+    """The document's first heading centred on its page, without the unnumbered candidates
+    that follow it with no line of the text's size between (its subtitle, its authors and
+    their affiliations, an e-mail address in code type between them), no larger than it and
+    centred on the page or lighter than a bold title (a conference paper's authors stand in
+    columns side by side, each centred in its own), and not in the style the document numbers
+    its sections in ("ABSTRACT" in the type of "1. INTRODUCTION" is a heading)."""
     if not cands or cands[0].depth is not None or not _centred_on_page(lines[cands[0].first],
                                                                         page_widths):
         return cands
     title, k = cands[0], 1
+    head = lines[title.first]
+    numbered = {c.style for c in cands if c.depth is not None}
     while k < len(cands):
         c = cands[k]
         ln = lines[c.first]
-        if (c.depth is not None or c.first != cands[k - 1].last + 1 or ln.page != lines[
-                title.first].page or ln.size > lines[title.first].size
-                or not _centred_on_page(ln, page_widths)):
+        between = range(cands[k - 1].last + 1, c.first)
+        centred = _centred_on_page(ln, page_widths)
+        if c.depth is not None or ln.page != head.page or ln.size > head.size:
+            break
+        if not (centred and not between) and (
+                c.style in numbered or not (centred or head.bold and not ln.bold)
+                or any(lines[j].role == BODY and bucket(lines[j].size) == text for j in between)):
             break
         k += 1
     return [title, *cands[k:]]
