@@ -562,3 +562,24 @@ def test_authors_in_columns_under_a_bold_title_are_not_headings(tmp_path: Path) 
     doc.close()
     assert [t for _, t in tree(path)] == [
         "TEMPLATES FOR THREE AUTHORS", "ABSTRACT", "1. INTRODUCTION", "2. METHOD", "3. RESULTS"]
+
+
+def test_bold_leads_of_numbered_paragraphs_are_not_headings(tmp_path: Path) -> None:
+    """biblatex-unified's manual (texlive, seed 17) numbers its guidelines as paragraphs whose
+    first sentence is bold: "1. Superfluous font-styles should be omitted. Do not use small"
+    and the paragraph goes on in its block, or the bold sentence wraps onto the next line.
+    Numbered and mostly bold, each line was a heading (24 for 17)."""
+    leads = ["1. Superfluous font styles should be omitted. Do not use small",
+             "2. Differing capitalisation styles should be used to make"]
+    rows = [heading("1 Introduction"), *prose(3), heading("2 Implementation notes"), *prose(2)]
+    for lead in leads:
+        rows += [Row(lead, font="hebo", space=8),
+                 Row("caps for author names, since they do not help to tell the works apart and"),
+                 *prose(2)[1:]]
+    rows += [heading("3 Departures from the style sheet"), *prose(3)]
+    path = write(tmp_path / "leads.pdf", rows)
+    blocks = [[ln["spans"][0]["text"] for ln in b["lines"]]
+              for b in pymupdf.open(path)[0].get_text("dict")["blocks"]]
+    assert any(b[0] == leads[0] and len(b) > 1 for b in blocks)  # the lead opens its paragraph
+    assert [t for _, t in tree(path)] == [
+        "1 Introduction", "2 Implementation notes", "3 Departures from the style sheet"]

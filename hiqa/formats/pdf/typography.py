@@ -94,6 +94,7 @@ def typographic_headings(
     blocked = listing | _code_lines(lines, text, listing)
     cands = [c for c in layout_candidates(lines, text, page_widths, blocked) if _says(c)]
     cands = _without_label_styles(_without_text_styles(_without_contents_rows(cands), lines))
+    cands = [c for c in cands if not _run_in(c, lines)]
     cands = _with_sequences(cands, lines, text, page_widths, blocked)
     cands = _without_byline(cands, lines, page_widths, text)
     levels = _back_matter(cands, heading_levels(cands))
@@ -208,6 +209,23 @@ def _says(c: HeadingCandidate) -> bool:
 
 
 _PAGE_REF = re.compile(r"^(.*\S)\s+[—–]?(?:\d{1,4}|[ivxlc]{1,6})$")
+
+
+_SENTENCE_INSIDE = re.compile(r"\w[.!?]\s+[A-Z]")
+
+
+def _run_in(c: HeadingCandidate, lines: Sequence[Line]) -> bool:
+    """A paragraph's lead set in bold, not a heading: its paragraph goes on in the same block
+    below it, and its line ends one sentence and goes on with the next ("1. Superfluous
+    font-styles should be omitted. Do not use small"), or the line below, in its size, goes
+    on with its sentence ("3. Differing capitalization styles should be used to make" /
+    "names of authors …")."""
+    below = c.last + 1
+    if below >= len(lines) or lines[below].block != lines[c.last].block:
+        return False
+    nxt = lines[below]
+    return (_SENTENCE_INSIDE.search(strip_numbering(c.title)) is not None
+            or (nxt.text[:1].islower() and bucket(nxt.size) == bucket(lines[c.last].size)))
 
 
 def _without_contents_rows(cands: list[HeadingCandidate]) -> list[HeadingCandidate]:
