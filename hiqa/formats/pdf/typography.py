@@ -31,8 +31,12 @@ evidence allows them to be, in the order ``typographic_headings`` applies it:
   layer puts a heading into its paragraph's block where the space between them is tight);
   the other titles set in a sequence's type, in its place, are headings too ("ABSTRACT",
   "REFERENCES" beside "1. INTRODUCTION");
-* the lines **right under a centred title** that are centred too (a subtitle, the authors) are
-  part of the title block, not headings under it;
+* the lines **right under a centred title** that are centred too (a subtitle, the authors), or
+  lighter than a bold title with nothing of the text's size between (authors in columns,
+  their addresses in code type between), are part of the title block, not headings under it;
+* a **bold lead** that opens its paragraph (the paragraph goes on in its block, and the line
+  ends one sentence and starts another, or the line below goes on with its sentence) is not a
+  heading;
 * an unnumbered heading more prominent than the chapters, after the last numbered one (the
   index, the references of a numbered article set large) closes the book at the chapters'
   level: nothing numbered follows it for it to be above (unless its style is a part's);
@@ -304,7 +308,7 @@ def _with_sequences(
                          and (i not in blocked or alone(lines, i)) for i in run):
             added += [c for c in (_sequence_title(lines, i) for i in fresh)
                       if acceptable(c, lines) and _says(c)]
-    added += _in_sequence_type(lines, added, taken, blocked)
+    added += _in_sequence_type(lines, added, taken, blocked, column)
     return sorted([*cands, *added], key=lambda c: c.first) if added else cands
 
 
@@ -313,7 +317,8 @@ def _type(ln: Line) -> tuple[str, bool, float]:
 
 
 def _in_sequence_type(lines: Sequence[Line], found: Sequence[HeadingCandidate],
-                      taken: AbstractSet[int], blocked: AbstractSet[int]) -> list[HeadingCandidate]:
+                      taken: AbstractSet[int], blocked: AbstractSet[int],
+                      column: tuple[float, float]) -> list[HeadingCandidate]:
     """The other titles set in the type of the numbered sections ``found``: a document that
     sets "1. INTRODUCTION" and "2. METHODS" in a type of their own sets its "ABSTRACT",
     "REFERENCES" and the sub-section that has no sibling ("2.1 Subsection") in it too, on a
@@ -321,7 +326,6 @@ def _in_sequence_type(lines: Sequence[Line], found: Sequence[HeadingCandidate],
     ("2.5 cm" in a figure does not)."""
     if not found:
         return []
-    column = text_column(lines)
     placed: dict[tuple[str, bool, float], list[Line]] = defaultdict(list)
     for c in found:
         placed[_type(lines[c.first])].append(lines[c.first])
@@ -329,7 +333,7 @@ def _in_sequence_type(lines: Sequence[Line], found: Sequence[HeadingCandidate],
     out = []
     for i, ln in enumerate(lines):
         if (ln.role != BODY or i in have or i in blocked or _type(ln) not in placed
-                or title_end(lines, i) != i or not _space_above(lines, i)
+                or _title_end(lines, i) != i or not _space_above(lines, i)
                 or not _placed_as(ln, placed[_type(ln)], column)):
             continue
         c = _sequence_title(lines, i)
@@ -350,7 +354,7 @@ def _placed_as(ln: Line, headings: Sequence[Line], column: tuple[float, float]) 
 
 def _sequence_title(lines: Sequence[Line], i: int) -> HeadingCandidate:
     """The heading a sequence's line ``i`` opens, its title's lines joined."""
-    end = title_end(lines, i)
+    end = _title_end(lines, i)
     last = i if end is None else end
     return HeadingCandidate(i, last, join_title([lines[k].text for k in range(i, last + 1)]),
                             _style(lines[i]), numbering_depth(lines[i].text), False)
@@ -388,10 +392,10 @@ def _heads_text(lines: Sequence[Line], i: int, text: float) -> bool:
 
 def _title_line(lines: Sequence[Line], i: int) -> bool:
     """A short title line (or the first of a title's lines), not a sentence."""
-    return title_end(lines, i) is not None
+    return _title_end(lines, i) is not None
 
 
-def title_end(lines: Sequence[Line], i: int) -> int | None:
+def _title_end(lines: Sequence[Line], i: int) -> int | None:
     """The last line of the title that line ``i`` opens, or None when it opens none.
 
     A title is a block of its own, or the lines that open a block in a type of their own (the
