@@ -16,9 +16,10 @@ from itertools import pairwise
 
 from hiqa.formats.pdf.lines import _PAGE_NUMBER, BODY, Line, join_row
 
-_LEADERS = re.compile(r"[ .\u00b7\u2024\u2027\u2219\u22c5_\u2026]+$")  # dot leaders and the spaces in them
+_DOTS = ".\u00b7\u2024\u2027\u2219\u22c5_"  # what leaders are drawn with: . · ․ ‧ ∙ ⋅ _
+_LEADERS = re.compile(f"[ {_DOTS}\u2026]+$")  # dot leaders (or an ellipsis) and their spaces
 _SHORT_LEADERS = re.compile(r"(?:\s[.\u00b7\u2219\u22c5])+\s+\S+$")  # ". . 5", " . 5": a short leader run
-_ONLY_LEADERS = re.compile(r"^[ .\u00b7\u2024\u2027\u2219\u22c5_\u2026]{3,}$")
+_ONLY_LEADERS = re.compile(f"^[ {_DOTS}\u2026]{{3,}}$")
 ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
 _NUM = re.compile(r"(?<![\w,:;/-])(?<!\w\.)(?P<num>\d{1,4}|" + ROMAN + "|" + ROMAN.upper() + ")$")
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
@@ -176,7 +177,7 @@ def _reference(text: str, parts: Sequence[Line], leaders: bool) -> tuple[str, st
 def _dotted(leaders: str) -> bool:
     """``leaders`` (what ``_LEADERS`` strips after a title) holds dot leaders: three dots or
     more, or an ellipsis."""
-    return sum(leaders.count(c) for c in ".\u00b7\u2024\u2027\u2219\u22c5_") >= 3 or "\u2026" in leaders
+    return sum(leaders.count(c) for c in _DOTS) >= 3 or "\u2026" in leaders
 
 
 def page_value(num: str) -> tuple[int, bool]:

@@ -94,12 +94,13 @@ def typographic_headings(
     """Headings of a document with neither outline nor printed contents, from its typography;
     marks their lines as ``HEADING``."""
     text = text_size(lines, body)
+    column = text_column(lines)  # no line's role changes before found_headings marks them
     listing = numbered_runs(lines, lambda i: _heads_text(lines, i, text))
-    blocked = listing | _code_lines(lines, text, listing)
+    blocked = listing | _code_lines(lines, text, listing, column[1])
     cands = [c for c in layout_candidates(lines, text, page_widths, blocked) if _says(c)]
     cands = _without_label_styles(_without_text_styles(_without_contents_rows(cands), lines))
     cands = [c for c in cands if not _run_in(c, lines)]
-    cands = _with_sequences(cands, lines, text, page_widths, blocked)
+    cands = _with_sequences(cands, lines, text, page_widths, column, blocked)
     cands = _without_byline(cands, lines, page_widths, text)
     levels = _back_matter(cands, heading_levels(cands))
     kept = _with_index_letters(_drop_continued(cands, levels), lines, text)
@@ -123,14 +124,14 @@ def text_size(lines: Sequence[Line], body: float) -> float:
     return prose.most_common(1)[0][0]
 
 
-def _code_lines(lines: Sequence[Line], text: float, listing: AbstractSet[int]) -> set[int]:
+def _code_lines(lines: Sequence[Line], text: float, listing: AbstractSet[int],
+                right: float) -> set[int]:
     """Monospace lines no larger than the text: code, whatever its weight; except a bold one
     set apart from any code around it, in a style that is not a listing's: most of its lines
     set apart too, most of them over prose rather than code.  That is a heading naming a module
     or a function (``django.contrib.admin`` set in bold code type in release notes), not a
     listing's keyword in bold nor the name of a macro over its implementation."""
     mono = [i for i, ln in enumerate(lines) if ln.mono and ln.size < text * LARGE_RATIO]
-    right = text_column(lines)[1]
     count: Counter[tuple[float, bool]] = Counter()
     code: Counter[tuple[float, bool]] = Counter()
     for i in mono:
@@ -295,12 +296,11 @@ def _without_label_styles(cands: list[HeadingCandidate]) -> list[HeadingCandidat
 
 def _with_sequences(
     cands: list[HeadingCandidate], lines: Sequence[Line], text: float, page_widths: Sequence[float],
-    blocked: AbstractSet[int] = frozenset(),
+    column: tuple[float, float], blocked: AbstractSet[int] = frozenset(),
 ) -> list[HeadingCandidate]:
     """``cands`` with the lines of sparse number sequences whose every line reads as a
     section's title set apart from the text."""
     taken = {i for c in cands for i in range(c.first, c.last + 1)}
-    column = text_column(lines)
     added = []
     for run in numbered_sequences(lines, lambda i: _heads_text(lines, i, text)):
         fresh = [i for i in run if i not in taken]
