@@ -109,7 +109,10 @@ def ranking_controls() -> None:
     beta_max = 1.0 if st.session_state["method"] == "cc" else 2.0
     st.session_state["beta"] = min(st.session_state["beta"], beta_max)
     c3.slider("β (keyword bonus)", 0.0, beta_max, step=0.05, key=persistent("beta", DEFAULT_BETA),
-              on_change=keep, args=("beta",))
+              on_change=keep, args=("beta",),
+              help="Document evidence: the keyword bonus, named documents first and the "
+                   "“breadth” column (how broadly the segment's document matches); 0 turns "
+                   "them all off")
     c4.slider("Top-k", 1, 20, key=persistent("top_k", 5), on_change=keep, args=("top_k",),
               help="Segments shown and given to the answer as context")
     st.toggle("Adapt α to the question", key=persistent("adaptive", False), on_change=keep,

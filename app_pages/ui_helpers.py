@@ -303,6 +303,7 @@ def hits_rows(hits: Sequence[Hit], moves: Sequence[int | None] | None = None, *,
             "bm25": round(hit.contributions.get("bm25", 0.0), 4),
             "keyword": round(hit.contributions.get("keyword", 0.0), 4),
             "heading": round(hit.contributions.get("heading", 0.0), 4),
+            "breadth": round(hit.contributions.get("breadth", 0.0), 4),
         })
         if raw:
             row.update(raw_scores(hit))
@@ -325,9 +326,10 @@ def _round(value: float | None, digits: int = 4) -> float | None:
     return round(float(value), digits)
 
 
-ROUTES = ("dense", "bm25", "keyword", "heading")
-"""The fused score's parts: the two routes, Eq. 2's keyword bonus and the own-heading bonus
-inside a named document (``retrieve.headings``)."""
+ROUTES = ("dense", "bm25", "keyword", "heading", "breadth")
+"""The fused score's parts: the two routes, Eq. 2's keyword bonus, the own-heading bonus
+inside a named document (``retrieve.headings``) and the document route (the breadth of the
+segment's document's evidence, ``fusion.document_bonus``: the "breadth" column)."""
 
 
 def score_breakdown(hits: Sequence[Hit]) -> list[dict[str, Any]]:

@@ -58,7 +58,7 @@ def test_ingest_search_ask_space_preset(settings, corpus, capsys):
     assert run(settings, "search", "tail: follow appended data", "-c", "man", "--json", "-k", "3") == 0
     hits = json.loads(capsys.readouterr().out)
     assert hits[0]["doc"] == "tail.1.md" and hits[0]["path"] == ["tail(1)", "OPTIONS"]
-    assert set(hits[0]["contributions"]) == {"dense", "bm25", "keyword", "heading"}
+    assert set(hits[0]["contributions"]) == {"dense", "bm25", "keyword", "heading", "breadth"}
     assert run(settings, "ask", "tail: follow appended data", "-c", "man", "-k", "2") == 0
     out, err = capsys.readouterr()
     answer, sources = out.split("\nSources:")

@@ -113,7 +113,7 @@ def test_english_and_chinese_retrieval(settings, corpus):
     # every hit carries every route's raw score and its contributions
     h = top[0]
     assert set(h.raw) == {"dense", "dense_content", "bm25", "matches"}
-    assert set(h.contributions) == {"dense", "bm25", "keyword", "heading"}
+    assert set(h.contributions) == {"dense", "bm25", "keyword", "heading", "breadth"}
     assert h.raw["matches"] >= 1  # "tail" is a document keyword of tail(1)
 
 

@@ -9,6 +9,7 @@ import pytest
 from qdrant_client.http import models
 from qdrant_client.hybrid.fusion import reciprocal_rank_fusion
 
+from hiqa.retrieve.breadth import document_bonus
 from hiqa.retrieve.fusion import (
     Candidates,
     FusionMethod,
@@ -367,13 +368,13 @@ def test_a_named_documents_segments_trade_places_by_the_question_without_its_nam
     # document 1 keeps places 1, 3, 5 and document 2 places 2, 4, 6: only who holds them moves
     # (s4: 0.51 + 1 against s0: 1.01 + 0 and s2: 0.76 + 0.125)
     assert r.ids() == ["s4", "s1", "s0", "s3", "s2", "s5"]
-    plain = fuse(replace(c, unnamed_dense=None, unnamed_bm25=None, documents=None),
+    plain = fuse(replace(c, unnamed_dense=None, unnamed_bm25=None),
                  FusionMethod.MINMAX, 1.0, 0.01, named_documents_first=False)
     assert plain.ids() == ["s0", "s1", "s2", "s3", "s4", "s5"]
     # and with the named document first, it holds places 1-3 in the same order among itself
     assert fuse(c, FusionMethod.MINMAX, 1.0, 0.01).ids() == ["s4", "s0", "s2", "s1", "s3", "s5"]
     assert np.array_equal(r.scores, plain.scores)  # scores are the whole question's
-    bare = replace(c, unnamed_dense=None, unnamed_bm25=None, documents=None)
+    bare = replace(c, unnamed_dense=None, unnamed_bm25=None)
     for method in ("zscore", "rrf", "cc", "raw"):
         ids, before = (fuse(c, method, 1.0, 0.01, named_documents_first=False).ids(),
                        fuse(bare, method, 1.0, 0.01, named_documents_first=False).ids())
@@ -440,11 +441,11 @@ def test_near_ties_inside_a_document_the_question_is_the_title_of_go_to_the_earl
                    dense=np.array([1.00, 0.99, 0.98, 0.97, 0.50, 0.20]),
                    dense_content=np.full(6, np.nan), bm25=np.zeros(6), matches=np.zeros(6, int),
                    documents=np.array([0, 1, 0, 0, 1, 0]), reading=np.array([2, -1, 1, 3, -1, 0]))
-    r = fuse(c, FusionMethod.MINMAX, 1.0, 0.2)
+    r = fuse(c, FusionMethod.MINMAX, 1.0, 0.0)  # β 0: no document route, the tie rule alone
     # desc ties with arg (2 % of the span apart) and comes first in the page: it takes arg's
     # place; x1 keeps its own; the usage line is far below and stays there
     assert r.ids() == ["desc", "x1", "arg", "ex", "x2", "usage"]
-    plain = fuse(replace(c, reading=None), FusionMethod.MINMAX, 1.0, 0.2)
+    plain = fuse(replace(c, reading=None), FusionMethod.MINMAX, 1.0, 0.0)
     assert plain.ids() == ["arg", "x1", "desc", "ex", "x2", "usage"]
     assert np.array_equal(r.scores, plain.scores)  # only the order changes
     # a gap wider than the tolerance is not a tie
@@ -454,3 +455,33 @@ def test_near_ties_inside_a_document_the_question_is_the_title_of_go_to_the_earl
                            np.array([1, 0, 2])).tolist() == [1, 0, 2]
     with pytest.raises(ValueError, match="reading needs documents"):
         replace(c, documents=None)
+
+
+def test_a_document_matched_in_several_sections_lifts_them_over_a_stray_segment_of_another():
+    # xxd's one-line summary asked: xxd matches in four sections, its DESCRIPTION the fourth;
+    # ln matches in one (an option that says "reverse"), scoring just above that DESCRIPTION
+    c = Candidates(ids=("opt", "caveats", "examples", "ln", "desc", "far"),
+                   dense=np.array([1.00, 0.75, 0.70, 0.47, 0.45, 0.00]),
+                   dense_content=np.full(6, np.nan), bm25=np.zeros(6), matches=np.zeros(6, int),
+                   documents=np.array([0, 0, 0, 1, 0, 2]))
+    r = fuse(c, FusionMethod.MINMAX, 1.0, 0.2)
+    assert r.ids() == ["opt", "caveats", "examples", "desc", "ln", "far"]
+    # the mean of xxd's best three (0.82) and a third of ln's one (0.157), each times 0.2
+    np.testing.assert_allclose(r.contributions["breadth"],
+                               0.2 * np.array([2.45, 2.45, 2.45, 0.47, 2.45, 0]) / 3)
+    np.testing.assert_allclose(r.scores, c.dense + r.contributions["breadth"])
+    # document evidence comes and goes with Eq. 2's keyword route: none at β = 0, nor without
+    # documents to group by
+    for plain in (fuse(c, FusionMethod.MINMAX, 1.0, 0.0),
+                  fuse(replace(c, documents=None), FusionMethod.MINMAX, 1.0, 0.2)):
+        assert plain.ids() == ["opt", "caveats", "examples", "ln", "desc", "far"]
+        assert not plain.contributions["breadth"].any()
+    # one strong segment is not breadth: a document with one at 0.9 rises by a third of its
+    # best, one with three at 0.6 by all of them, and their weaker sections follow suit
+    np.testing.assert_allclose(document_bonus(np.array([0.9, 0.6, 0.6, 0.6, 0.0]),
+                                              np.array([0, 1, 1, 1, 2]), 0.2, weight=1.0),
+                               [0.3, 0.6, 0.6, 0.6, 0.0])
+    # on a scale below 0 (z-scores), the weakest candidate is the floor a missing one counts as
+    np.testing.assert_allclose(document_bonus(np.array([-1.0, -2.0, -3.0]),
+                                              np.array([0, 1, 2]), 0.2, weight=3.0),
+                               [2.0, 1.0, 0.0])

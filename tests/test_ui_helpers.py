@@ -134,7 +134,7 @@ def test_hits_rows_and_score_breakdown_follow_the_fusion():
     assert [x["section"] for x in bm25_only] == ["B > Use", "Install"]
     row = hits_rows(r.rank("minmax", 0.5, 0.2, 2), escape=True)[0]
     assert row["fused"] == pytest.approx(row["dense"] + row["bm25"] + row["keyword"]
-                                         + row["heading"], abs=1e-3)
+                                         + row["heading"] + row["breadth"], abs=1e-3)
     # issue #34, item 8: the document's title, not its file id; the columns in reading order
     assert row["document"] == "A" and row["pages"] == "p. 2"
     assert list(row)[:4] == ["rank", "change", "document", "section"]
@@ -142,9 +142,9 @@ def test_hits_rows_and_score_breakdown_follow_the_fusion():
         h.segment, doc_title="")) for h in r.rank("minmax", 0.5, 0.2, 1)], escape=True)[0]
     assert untitled["document"] == "a\\.md"  # no title: the file id
     parts = score_breakdown(r.rank("minmax", 0.5, 0.2, 2))
-    assert {p["route"] for p in parts} == {"dense", "bm25", "keyword", "heading"}
-    assert len(parts) == 8
-    assert sum(p["share"] for p in parts[:4]) == pytest.approx(parts[0]["fused"])
+    assert {p["route"] for p in parts} == {"dense", "bm25", "keyword", "heading", "breadth"}
+    assert len(parts) == 10
+    assert sum(p["share"] for p in parts[:5]) == pytest.approx(parts[0]["fused"])
 
 
 def test_section_tree_filters_and_labels():

@@ -360,13 +360,14 @@ def _cmd_search(args: argparse.Namespace) -> int:
             "pages": list(h.segment.pages), "score": h.score, "contributions": h.contributions,
             "raw": h.raw, "text": h.segment.text} for h in hits], indent=1))
         return 0
-    print(f"{'#':>3} {'score':>6} {'dense':>6} {'bm25':>6} {'kw':>5} {'head':>5}  "
+    print(f"{'#':>3} {'score':>6} {'dense':>6} {'bm25':>6} {'kw':>5} {'head':>5} {'brdth':>5}  "
           "document > path  [pages]")
     for h in hits:
         c = h.contributions
         pages = segment_pages_label(h.segment)  # the app's label: "pp. 13–14", none for HTML
         print(f"{h.rank:3} {h.score:6.3f} {c.get('dense', 0):6.3f} {c.get('bm25', 0):6.3f} "
-              f"{c.get('keyword', 0):5.3f} {c.get('heading', 0):5.3f}  {render_path(h.segment.path)}"
+              f"{c.get('keyword', 0):5.3f} {c.get('heading', 0):5.3f} {c.get('breadth', 0):5.3f}  "
+              f"{render_path(h.segment.path)}"
               f"{f'  [{pages}]' if pages else ''} ({h.segment.doc_id})")
     return 0
 

@@ -189,12 +189,14 @@ def sample_kb(q: Question, all_docs: Sequence[str], n: int, seed: int) -> list[s
 @dataclass
 class _Scored:
     """One question's fused ranking: ``gold_ranks`` has a rank per relevant segment (piece),
-    ``section_ranks`` the best rank of each gold section (``None`` when none of it was ranked)."""
+    ``section_ranks`` the best rank of each gold section (``None`` when none of it was ranked);
+    ``keyword`` is each ranked segment's share from Eq. 2's keyword bonus, in ranking order."""
 
     ranking: list[tuple[Segment, float]]
     gold_ranks: list[int | None]
     n: int
     section_ranks: list[int | None]
+    keyword: list[float]
 
 
 def score_result(res: SearchResult, q: Question, judge: GoldJudge, method: str, alpha: float,
@@ -208,7 +210,8 @@ def score_result(res: SearchResult, q: Question, judge: GoldJudge, method: str, 
     ranks += [None] * max(0, n_gold - len(ranks))
     sections = [next((r for r, (s, _) in enumerate(ordered, start=1) if judge.matches(s, g)), None)
                 for g in dict.fromkeys(q.gold)]
-    return _Scored(ordered, ranks, n_segments, sections)
+    keyword = ranking.contributions["keyword"][ranking.order].tolist()
+    return _Scored(ordered, ranks, n_segments, sections, keyword)
 
 
 def score_variants(res: SearchResult, q: Question, judge: GoldJudge, strategy: str,
@@ -415,8 +418,9 @@ def run_eval(
                 per_q[v].append(sc)
                 if dump_rankings:
                     dumps[v].append({"id": q.id, "ranking": [
-                        {"doc": s.doc_id, "path": list(s.path), "score": round(score, 6)}
-                        for s, score in sc.ranking[:100]]})
+                        {"doc": s.doc_id, "path": list(s.path), "score": round(score, 6),
+                         "keyword": round(bonus, 6)}
+                        for (s, score), bonus in zip(sc.ranking[:100], sc.keyword)]})
             done += 1
             prog("rank", done, total)
     for v in names:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from hiqa.retrieve.breadth import document_bonus
 from hiqa.retrieve.params import (
     DEFAULT_ALPHA,
     DEFAULT_BETA,
@@ -71,7 +72,9 @@ class Candidates:
     section's).  Given, :func:`fuse` ranks one segment per section first (``one_per_section``);
     None: every candidate is its own section."""
     documents: np.ndarray | None = None
-    """Each candidate's document (any integer naming it); needed with the unnamed scores."""
+    """Each candidate's document (any integer naming it); needed with the unnamed scores.
+    Given, :func:`fuse` adds the document route (:func:`document_bonus`); None: no document
+    has more than its own candidate's evidence."""
     unnamed_query: str = ""
     """The question without the document names it holds (``keywords.without_phrases``), when
     it names one and asks something besides; empty otherwise."""
@@ -304,7 +307,8 @@ def fuse(
     is repeated.  With β > 0 the documents the question names come first
     (:func:`named_first`, on ``names``: a keyword the question uses as an ordinary word keeps only
     the bonus); ``named_documents_first=False`` leaves them all to Eq. 2's bonus (the
-    measurement against it).
+    measurement against it).  With β > 0 each candidate also gets its document's breadth of
+    evidence (``breadth.document_bonus``), reported as the ``breadth`` contribution.
     """
     if isinstance(method, str) and not isinstance(method, FusionMethod):
         method = FusionMethod.from_str(method)
@@ -316,10 +320,12 @@ def fuse(
                      "keyword": w_keyword * keyword_bonus(candidates.matches),
                      "heading": how.weights(float(alpha), HEADING_WEIGHT)[2]
                      * heading_bonus(candidates, beta, named_documents_first)}
+    segment = (contributions["dense"] + contributions["bm25"] + contributions["keyword"]
+               + contributions["heading"])
+    contributions["breadth"] = document_bonus(segment, candidates.documents, beta)
     for array in contributions.values():
         array.setflags(write=False)
-    scores = (contributions["dense"] + contributions["bm25"] + contributions["keyword"]
-              + contributions["heading"])
+    scores = segment + contributions["breadth"]
     scores.setflags(write=False)
     order = np.argsort(-scores, kind="stable")
     if names_reorder(candidates, beta):

@@ -320,10 +320,9 @@ def retrieve_vector(parts: Parts, query: str, qvec: np.ndarray, *, k: int = ROUT
                               names > 0, timings)
     segments = CandidateSegments(ids, lambda wanted: fetch(parts, d, wanted))
     reading = _reading(lexical.wholly_titled(query), ids, doc_of, segments)
-    documents_of = None  # each candidate's document as a number: what both reorders group by
-    if unnamed or reading is not None:
-        number = {doc: n for n, doc in enumerate(sorted(set(doc_of.values())))}
-        documents_of = np.array([number[doc_of[i]] for i in ids], dtype=np.int64)
+    # each candidate's document as a number: what the document route and the reorders group by
+    number = {doc: n for n, doc in enumerate(sorted(set(doc_of.values())))}
+    documents_of = np.array([number[doc_of[i]] for i in ids], dtype=np.int64)
     asked = _asked_statements(asked_for, ids, segments)
     heading = None
     if len(ids) and names.max() > 0:  # the section asked about, inside the named document
