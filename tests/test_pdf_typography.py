@@ -583,3 +583,32 @@ def test_bold_leads_of_numbered_paragraphs_are_not_headings(tmp_path: Path) -> N
     assert any(b[0] == leads[0] and len(b) > 1 for b in blocks)  # the lead opens its paragraph
     assert [t for _, t in tree(path)] == [
         "1 Introduction", "2 Implementation notes", "3 Departures from the style sheet"]
+
+
+def _double_spaced(lines: int) -> list[Row]:
+    """A paragraph of a double-spaced paper: ragged right, its first line indented half an
+    inch, its last line short."""
+    words, out, cur = ((PROSE + " ") * lines).split(), [], ""
+    for word in words:
+        if len(cur) + len(word) + 1 > (72 if not out else 80):
+            out.append(cur)
+            cur = word
+        else:
+            cur = f"{cur} {word}".strip()
+    out = out[:lines - 1] + ["the village below."]
+    return [Row(text, font="tiro", size=12, space=12, indent=36 if k == 0 else 0)
+            for k, text in enumerate(out)]
+
+
+def test_numbered_sections_in_the_texts_own_type_between_paragraphs(tmp_path: Path) -> None:
+    """An MLA paper (texlive's mla-example, seed 53) sets "1. Professors who prefer sections"
+    in the text's own type, double-spaced like it: no size, weight or space tells it from the
+    text, only its number, its line of its own at the left edge and the indented paragraph
+    after it.  Before, no heading at all; a line in that place without a number (the author's
+    name over the title) is not one."""
+    rows = [Row("Jane Roe", font="tiro", size=12, space=12),
+            Row("Pumps and Their Keeping", font="tiro", size=12, space=12)]
+    for title in ("1. Why pumps fail", "1.1. Seals", "2. Repairs", "3. What it costs"):
+        rows += [Row(title, font="tiro", size=12, space=12), *_double_spaced(4)]
+    assert tree(write(tmp_path / "paper.pdf", rows)) == [
+        (1, "1. Why pumps fail"), (2, "1.1. Seals"), (1, "2. Repairs"), (1, "3. What it costs")]

@@ -299,16 +299,31 @@ def _with_sequences(
     column: tuple[float, float], blocked: AbstractSet[int] = frozenset(),
 ) -> list[HeadingCandidate]:
     """``cands`` with the lines of sparse number sequences whose every line reads as a
-    section's title set apart from the text."""
+    section's title set apart from the text by its type or place, or, in the text's own type,
+    stands between paragraphs (``_between_paragraphs``; then the document's other numbered
+    lines that stand so are titles too, since the type says nothing)."""
     taken = {i for c in cands for i in range(c.first, c.last + 1)}
-    added = []
+    typed: list[HeadingCandidate] = []  # set apart by their type or place
+    placed: list[HeadingCandidate] = []  # in the text's type, standing between paragraphs
     for run in numbered_sequences(lines, lambda i: _heads_text(lines, i, text)):
         fresh = [i for i in run if i not in taken]
-        if fresh and all(_set_apart(lines, i, text, page_widths, column)
-                         and (i not in blocked or alone(lines, i)) for i in run):
-            added += [c for c in (_sequence_title(lines, i) for i in fresh)
-                      if acceptable(c, lines) and _says(c)]
-    added += _in_sequence_type(lines, added, taken, blocked, column)
+        if not fresh or not all(i not in blocked or alone(lines, i) for i in run):
+            continue
+        found = [c for c in (_sequence_title(lines, i) for i in fresh)
+                 if acceptable(c, lines) and _says(c)]
+        if all(_set_apart(lines, i, text, page_widths, column) for i in run):
+            typed += found
+        elif all(_between_paragraphs(lines, i, column) for i in run):
+            placed += found
+    added = typed + placed
+    have = taken | {i for c in added for i in range(c.first, c.last + 1)}
+    added += _in_sequence_type(lines, typed, have, blocked, column)
+    if placed:
+        added += [c for c in (_sequence_title(lines, i) for i, ln in enumerate(lines)
+                              if i not in have and i not in blocked and ln.role == BODY
+                              and numbering_depth(ln.text) is not None
+                              and _between_paragraphs(lines, i, column))
+                  if acceptable(c, lines) and _says(c)]
     return sorted([*cands, *added], key=lambda c: c.first) if added else cands
 
 
@@ -378,6 +393,26 @@ def _set_apart(lines: Sequence[Line], i: int, text: float, page_widths: Sequence
     return _title_line(lines, i) and (ln.bold or bucket(ln.size) != text or words.isupper()
                                       or _centred_on_page(ln, page_widths)
                                       or centred_in(ln, column))
+
+
+def _between_paragraphs(lines: Sequence[Line], i: int, column: tuple[float, float]) -> bool:
+    """A short title line in the text's own type standing between two paragraphs: at the text
+    column's left edge, after a paragraph's last line (short of the right edge) or a page's
+    top, and before a paragraph's first line, indented by two ems or more and filling half the
+    column or more.  A double-spaced paper (MLA) sets "1. Introduction" so, only its number
+    and its place telling it from the text; a list item's wrapped line hangs under its text.
+    """
+    left, right = column
+    ln = lines[i]
+    if i + 1 >= len(lines) or not _title_line(lines, i):
+        return False
+    em, after = ln.size, lines[i + 1]
+    before = next((lines[j] for j in range(i - 1, -1, -1) if lines[j].role == BODY), None)
+    return (abs(ln.x0 - left) <= em and ln.x1 < right - 2 * em
+            and (before is None or before.page != ln.page or before.x1 < right - 2 * em)
+            and after.page == ln.page and after.x0 - ln.x0 >= 2 * em
+            and after.x1 - after.x0 >= (right - left) / 2
+            and abs(after.size - ln.size) < 0.5)
 
 
 def _heads_text(lines: Sequence[Line], i: int, text: float) -> bool:
