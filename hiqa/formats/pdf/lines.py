@@ -16,6 +16,8 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
+from hiqa.tokenize import CJK
+
 # Line roles: what a line became once the document-wide passes ran.
 BODY, FURNITURE, HEADING, TABLE, CAPTION, NAV = range(6)  # NAV: a TOC or index page's line
 
@@ -440,9 +442,15 @@ _PART_NUMBER = re.compile(r"^(?:Part\s+)?(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3})\.?\s+
 def title_forms(title: str) -> set[str]:
     """The normal forms a title is found by on a page: as printed, without its number, and
     without a leading roman part number (a TOC or an outline says "II Casing systems" where
-    the page prints "Part II" above "Casing systems")."""
-    return {norm_title(title), norm_title(strip_numbering(title)),
-            norm_title(_PART_NUMBER.sub("", title, count=1))}
+    the page prints "Part II" above "Casing systems").  Spaces beside a CJK character are no
+    part of a form: Chinese is written without them, and a contents row's "第一章绪论" is the
+    chapter's "第一章 绪论" (a thesis template's label and title, a space apart on the page)."""
+    forms = {norm_title(title), norm_title(strip_numbering(title)),
+             norm_title(_PART_NUMBER.sub("", title, count=1))}
+    return forms | {_CJK_SPACE.sub("", f) for f in forms} if not title.isascii() else forms
+
+
+_CJK_SPACE = re.compile(rf" (?=[{CJK}])|(?<=[{CJK}]) ")
 
 
 def join_row(head: str, row: str) -> str:
