@@ -649,3 +649,24 @@ def test_a_cjk_contents_row_without_the_pages_space_finds_its_chapter(tmp_path: 
             page.insert_text((72, 150 + 16 * k), "正文" * 20, fontname="china-s", fontsize=10)
     assert _tree(tmp_path, doc) == [(1, "第一章绪论"), (2, "1.1 研究背景"),
                                     (1, "第二章方法"), (2, "2.1 数据")]
+
+
+def test_a_chapter_numbered_in_chinese_numerals_on_its_page_is_found(tmp_path: Path) -> None:
+    """hustthesis (texlive seed 53) numbers its chapters "1 基本格式测试" in the contents and
+    prints "一 基本格式测试" over the chapter: the chapter rows went unfound (path 0.294)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "目录", fontname="china-s", fontsize=14)
+    rows = [("1 基本格式测试", "2"), ("1.1 第一层", "2"), ("2 其他格式测试", "3"), ("2.1 代码环境", "3")]
+    for k, (title, num) in enumerate(rows):
+        page.insert_text((72 if "." not in title else 90, 90 + 16 * k), title + " " + "." * 60,
+                         fontname="china-s", fontsize=10)
+        page.insert_text((500, 90 + 16 * k), num, fontname="china-s", fontsize=10)
+    for chapter, section in (("一 基本格式测试", "1.1 第一层"), ("二 其他格式测试", "2.1 代码环境")):
+        page = doc.new_page()
+        page.insert_text((200, 80), chapter, fontname="china-s", fontsize=16)
+        page.insert_text((72, 120), section, fontname="china-s", fontsize=12)
+        for k in range(6):
+            page.insert_text((72, 150 + 16 * k), "正文" * 20, fontname="china-s", fontsize=10)
+    assert _tree(tmp_path, doc) == [(1, "1 基本格式测试"), (2, "1.1 第一层"),
+                                    (1, "2 其他格式测试"), (2, "2.1 代码环境")]

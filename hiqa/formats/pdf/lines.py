@@ -444,13 +444,21 @@ def title_forms(title: str) -> set[str]:
     without a leading roman part number (a TOC or an outline says "II Casing systems" where
     the page prints "Part II" above "Casing systems").  Spaces beside a CJK character are no
     part of a form: Chinese is written without them, and a contents row's "第一章绪论" is the
-    chapter's "第一章 绪论" (a thesis template's label and title, a space apart on the page)."""
+    chapter's "第一章 绪论" (a thesis template's label and title, a space apart on the page);
+    nor is a chapter number in Chinese numerals (``_CJK_NUMBER``)."""
     forms = {norm_title(title), norm_title(strip_numbering(title)),
              norm_title(_PART_NUMBER.sub("", title, count=1))}
-    return forms | {_CJK_SPACE.sub("", f) for f in forms} if not title.isascii() else forms
+    if title.isascii():
+        return forms
+    forms.add(norm_title(_CJK_NUMBER.sub("", title, count=1)))
+    return forms | {_CJK_SPACE.sub("", f) for f in forms}
 
 
 _CJK_SPACE = re.compile(rf" (?=[{CJK}])|(?<=[{CJK}]) ")
+_CJK_NUMBER = re.compile(r"^\s*(?:第[〇零一二三四五六七八九十百千\d]+[章节篇部]\s*"
+                         r"|[〇零一二两三四五六七八九十百]+(?:\s+|[、．.]\s*))")
+"""A chapter's number in Chinese numerals, as the page prints what the contents numbers in
+figures ("一 基本格式测试" for "1 基本格式测试"): "第一章 ", or numerals and a space or 、."""
 
 
 def join_row(head: str, row: str) -> str:
