@@ -612,3 +612,18 @@ def test_numbered_sections_in_the_texts_own_type_between_paragraphs(tmp_path: Pa
         rows += [Row(title, font="tiro", size=12, space=12), *_double_spaced(4)]
     assert tree(write(tmp_path / "paper.pdf", rows)) == [
         (1, "1. Why pumps fail"), (2, "1.1. Seals"), (1, "2. Repairs"), (1, "3. What it costs")]
+
+
+def test_the_rest_of_a_word_a_table_cell_broke_is_not_a_heading(tmp_path: Path) -> None:
+    """ucbthesis (texlive seed 59) sets its option table a size above the text; a cell's text
+    wraps "Uses single-spacing throughout the docu-" / "ment", and the short rest of the word,
+    alone on its line in the heading-sized type, was a heading (as were "fault)", "losophy)")."""
+    cells = [("draft", "Uses single-spacing throughout the docu-", "ment"),
+             ("12pt", "Sets the default font size to twelve points (de-", "fault)")]
+    table = []
+    for option, text, rest in cells:
+        table += [Row(f"{option}   {text}", size=11, indent=20), Row(rest, size=11, indent=60)]
+    rows = [heading("1 Options"), *prose(3), *table, *prose(3), heading("2 Usage"), *prose(6)]
+    titles = [t for _, t in tree(write(tmp_path / "cells.pdf", rows))]
+    assert "1 Options" in titles and "2 Usage" in titles
+    assert not {"ment", "fault)"} & set(titles)

@@ -99,7 +99,7 @@ def typographic_headings(
     blocked = listing | _code_lines(lines, text, listing, column[1])
     cands = [c for c in layout_candidates(lines, text, page_widths, blocked) if _says(c)]
     cands = _without_label_styles(_without_text_styles(_without_contents_rows(cands), lines))
-    cands = [c for c in cands if not _run_in(c, lines)]
+    cands = [c for c in cands if not _run_in(c, lines) and not _word_goes_on(c, lines)]
     cands = _with_sequences(cands, lines, text, page_widths, column, blocked)
     cands = _without_byline(cands, lines, page_widths, text)
     levels = _back_matter(cands, heading_levels(cands))
@@ -231,6 +231,16 @@ def _run_in(c: HeadingCandidate, lines: Sequence[Line]) -> bool:
     nxt = lines[below]
     return (_SENTENCE_INSIDE.search(strip_numbering(c.title)) is not None
             or (nxt.text[:1].islower() and bucket(nxt.size) == bucket(lines[c.last].size)))
+
+
+def _word_goes_on(c: HeadingCandidate, lines: Sequence[Line]) -> bool:
+    """The candidate opens with the rest of a word the line right above it broke with a hyphen
+    ("docu-" / "ment", a table cell's wrapped text): the rest of a line, not a title."""
+    if c.first == 0 or not c.title[:1].islower():
+        return False
+    above, ln = lines[c.first - 1], lines[c.first]
+    return (above.page == ln.page and -ln.height / 2 < ln.y0 - above.y1 < ln.height
+            and above.text.rstrip().endswith("-"))
 
 
 def _without_contents_rows(cands: list[HeadingCandidate]) -> list[HeadingCandidate]:
