@@ -627,3 +627,19 @@ def test_the_rest_of_a_word_a_table_cell_broke_is_not_a_heading(tmp_path: Path) 
     titles = [t for _, t in tree(write(tmp_path / "cells.pdf", rows))]
     assert "1 Options" in titles and "2 Usage" in titles
     assert not {"ment", "fault)"} & set(titles)
+
+
+def test_a_centred_heading_over_a_justified_paragraph_is_not_a_title_block(tmp_path: Path) -> None:
+    """dccpaper (texlive seed 51) centres its section headings; one that opens a page stands
+    over a justified paragraph whose lines, on a symmetric page, read as centred, so it was
+    taken for a title block's title (a part) and its sibling further down the page went one
+    level under it.  A line that fills the column with the next line of its block at its left
+    edge is a paragraph's, not a centred one."""
+    listing = [Row(f"{n:3} \\def\\pump@{n}{{\\relax}}", font="cour", indent=-20)
+               for n in range(1, 70)]  # a long listing further left: the commonest left edge
+    rows = [heading("Introduction", 16, centred=True), *prose(4),
+            heading("Dependencies", 16, centred=True), *prose(4),
+            heading("Implementation", 16, centred=True, new_page=True), *prose(2), *listing,
+            heading("Licence", 16, centred=True, new_page=True), *prose(4)]
+    assert tree(write(tmp_path / "centred.pdf", rows)) == [
+        (1, "Introduction"), (1, "Dependencies"), (1, "Implementation"), (1, "Licence")]

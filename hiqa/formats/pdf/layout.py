@@ -391,6 +391,23 @@ def text_column(lines: Sequence[Line]) -> tuple[float, float]:
     return left, right
 
 
+FULL_LINE = 0.85
+"""A line this share of the text column's width or wider fills it (``_opens_paragraph``)."""
+
+
+def _opens_paragraph(lines: Sequence[Line], i: int, column_width: float) -> bool:
+    """Line ``i`` is a justified paragraph's, not a centred one: it fills the column and the next
+    line of its block starts at its left edge.  Set symmetrically on a symmetric page, such a line
+    reads as centred (dccpaper's first paragraph under a centred section heading made that heading
+    a title block's, a part over its siblings); a wide centred subtitle or a row of authors has
+    no such line under it."""
+    ln = lines[i]
+    if ln.x1 - ln.x0 < FULL_LINE * column_width or i + 1 >= len(lines):
+        return False
+    nxt = lines[i + 1]
+    return nxt.page == ln.page and nxt.block == ln.block and abs(nxt.x0 - ln.x0) <= 1.0
+
+
 def _title_blocks(
     cands: list[HeadingCandidate], lines: Sequence[Line], page_widths: Sequence[float]
 ) -> list[HeadingCandidate]:
@@ -424,7 +441,7 @@ def _title_blocks(
         after = [i for i in idx if i > c.last]
         block = []
         for i in after:
-            if not _centred(lines[i]):
+            if not _centred(lines[i]) or _opens_paragraph(lines, i, right - left):
                 break
             block.append(i)
         if not block:
