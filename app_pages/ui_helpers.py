@@ -329,7 +329,7 @@ def _round(value: float | None, digits: int = 4) -> float | None:
 ROUTES = ("dense", "bm25", "keyword", "heading", "breadth")
 """The fused score's parts: the two routes, Eq. 2's keyword bonus, the own-heading bonus
 inside a named document (``retrieve.headings``) and the document route (the breadth of the
-segment's document's evidence, ``fusion.document_bonus``: the "breadth" column)."""
+segment's document's evidence, ``breadth.document_bonus``: the "breadth" column)."""
 
 
 def score_breakdown(hits: Sequence[Hit]) -> list[dict[str, Any]]:

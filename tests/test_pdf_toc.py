@@ -626,27 +626,36 @@ def test_a_toc_with_dot_operator_leaders_is_read(tmp_path: Path) -> None:
     assert _tree(tmp_path, doc) == [(1, t) for t in titles]
 
 
+def _chinese_thesis(rows: list[tuple[str, str]], chapters: list[tuple[str, str]]
+                    ) -> pymupdf.Document:
+    """A contents page of ``rows`` (title, page; a dotted number is a section, indented) and
+    one page per chapter of ``chapters`` (as its page prints it, its first section), in
+    PyMuPDF's built-in Chinese font."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "目录", fontname="china-s", fontsize=14)
+    for k, (title, num) in enumerate(rows):
+        page.insert_text((72 if "." not in title else 90, 90 + 16 * k), title + " " + "." * 60,
+                         fontname="china-s", fontsize=10)
+        page.insert_text((500, 90 + 16 * k), num, fontname="china-s", fontsize=10)
+    for chapter, section in chapters:
+        page = doc.new_page()
+        page.insert_text((200, 80), chapter, fontname="china-s", fontsize=16)
+        page.insert_text((72, 120), section, fontname="china-s", fontsize=12)
+        for k in range(6):
+            page.insert_text((72, 150 + 16 * k), "正文" * 20, fontname="china-s", fontsize=10)
+    return doc
+
+
 def test_a_cjk_contents_row_without_the_pages_space_finds_its_chapter(tmp_path: Path) -> None:
     """Chinese thesis templates (texlive: sample_masters, pkuthss, hitszthesis) print a chapter
     as "第一章 绪论", its label and title a space apart, while the contents row reads
     "第一章绪论": the rows of the chapters went unfound and their sections had no parent (path
     0.24-0.26).  Chinese is written without spaces, so a space beside a CJK character is no
     part of the form a title is found by."""
-    doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((72, 60), "目录", fontname="china-s", fontsize=14)
-    rows = [("第一章绪论", "2"), ("1.1 研究背景", "2"), ("第二章方法", "3"), ("2.1 数据", "3")]
-    for k, (title, num) in enumerate(rows):
-        x = 72 if title.startswith("第") else 90
-        page.insert_text((x, 90 + 16 * k), title + " " + "." * 60, fontname="china-s",
-                         fontsize=10)
-        page.insert_text((500, 90 + 16 * k), num, fontname="china-s", fontsize=10)
-    for chapter, section in (("第一章 绪论", "1.1 研究背景"), ("第二章 方法", "2.1 数据")):
-        page = doc.new_page()
-        page.insert_text((200, 80), chapter, fontname="china-s", fontsize=16)
-        page.insert_text((72, 120), section, fontname="china-s", fontsize=12)
-        for k in range(6):
-            page.insert_text((72, 150 + 16 * k), "正文" * 20, fontname="china-s", fontsize=10)
+    doc = _chinese_thesis(
+        [("第一章绪论", "2"), ("1.1 研究背景", "2"), ("第二章方法", "3"), ("2.1 数据", "3")],
+        [("第一章 绪论", "1.1 研究背景"), ("第二章 方法", "2.1 数据")])
     assert _tree(tmp_path, doc) == [(1, "第一章绪论"), (2, "1.1 研究背景"),
                                     (1, "第二章方法"), (2, "2.1 数据")]
 
@@ -654,19 +663,8 @@ def test_a_cjk_contents_row_without_the_pages_space_finds_its_chapter(tmp_path: 
 def test_a_chapter_numbered_in_chinese_numerals_on_its_page_is_found(tmp_path: Path) -> None:
     """hustthesis (texlive seed 53) numbers its chapters "1 基本格式测试" in the contents and
     prints "一 基本格式测试" over the chapter: the chapter rows went unfound (path 0.294)."""
-    doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((72, 60), "目录", fontname="china-s", fontsize=14)
-    rows = [("1 基本格式测试", "2"), ("1.1 第一层", "2"), ("2 其他格式测试", "3"), ("2.1 代码环境", "3")]
-    for k, (title, num) in enumerate(rows):
-        page.insert_text((72 if "." not in title else 90, 90 + 16 * k), title + " " + "." * 60,
-                         fontname="china-s", fontsize=10)
-        page.insert_text((500, 90 + 16 * k), num, fontname="china-s", fontsize=10)
-    for chapter, section in (("一 基本格式测试", "1.1 第一层"), ("二 其他格式测试", "2.1 代码环境")):
-        page = doc.new_page()
-        page.insert_text((200, 80), chapter, fontname="china-s", fontsize=16)
-        page.insert_text((72, 120), section, fontname="china-s", fontsize=12)
-        for k in range(6):
-            page.insert_text((72, 150 + 16 * k), "正文" * 20, fontname="china-s", fontsize=10)
+    doc = _chinese_thesis(
+        [("1 基本格式测试", "2"), ("1.1 第一层", "2"), ("2 其他格式测试", "3"), ("2.1 代码环境", "3")],
+        [("一 基本格式测试", "1.1 第一层"), ("二 其他格式测试", "2.1 代码环境")])
     assert _tree(tmp_path, doc) == [(1, "1 基本格式测试"), (2, "1.1 第一层"),
                                     (1, "2 其他格式测试"), (2, "2.1 代码环境")]

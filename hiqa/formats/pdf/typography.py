@@ -30,13 +30,14 @@ evidence allows them to be, in the order ``typographic_headings`` applies it:
   block of one to three lines, or the lines opening a block in a type of their own (the text
   layer puts a heading into its paragraph's block where the space between them is tight);
   the other titles set in a sequence's type, in its place, are headings too ("ABSTRACT",
-  "REFERENCES" beside "1. INTRODUCTION");
+  "REFERENCES" beside "1. INTRODUCTION"); in the text's own type, a sequence whose lines stand
+  between paragraphs (an MLA paper's "1. Introduction") numbers sections too;
 * the lines **right under a centred title** that are centred too (a subtitle, the authors), or
   lighter than a bold title with nothing of the text's size between (authors in columns,
   their addresses in code type between), are part of the title block, not headings under it;
 * a **bold lead** that opens its paragraph (the paragraph goes on in its block, and the line
-  ends one sentence and starts another, or the line below goes on with its sentence) is not a
-  heading;
+  ends one sentence and starts another, or the line below goes on with its sentence), or the
+  rest of a word the line above broke with a hyphen, is not a heading;
 * an unnumbered heading more prominent than the chapters, after the last numbered one (the
   index, the references of a numbered article set large) closes the book at the chapters'
   level: nothing numbered follows it for it to be above (unless its style is a part's);
@@ -51,7 +52,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 
 from hiqa.formats.pdf.blocks import numbered_runs, numbered_sequences
@@ -315,25 +316,27 @@ def _with_sequences(
     taken = {i for c in cands for i in range(c.first, c.last + 1)}
     typed: list[HeadingCandidate] = []  # set apart by their type or place
     placed: list[HeadingCandidate] = []  # in the text's type, standing between paragraphs
+
+    def titles(starts: Iterable[int]) -> list[HeadingCandidate]:
+        return [c for c in (_sequence_title(lines, i) for i in starts)
+                if acceptable(c, lines) and _says(c)]
+
     for run in numbered_sequences(lines, lambda i: _heads_text(lines, i, text)):
         fresh = [i for i in run if i not in taken]
         if not fresh or not all(i not in blocked or alone(lines, i) for i in run):
             continue
-        found = [c for c in (_sequence_title(lines, i) for i in fresh)
-                 if acceptable(c, lines) and _says(c)]
         if all(_set_apart(lines, i, text, page_widths, column) for i in run):
-            typed += found
+            typed += titles(fresh)
         elif all(_between_paragraphs(lines, i, column) for i in run):
-            placed += found
+            placed += titles(fresh)
     added = typed + placed
     have = taken | {i for c in added for i in range(c.first, c.last + 1)}
     added += _in_sequence_type(lines, typed, have, blocked, column)
     if placed:
-        added += [c for c in (_sequence_title(lines, i) for i, ln in enumerate(lines)
-                              if i not in have and i not in blocked and ln.role == BODY
-                              and numbering_depth(ln.text) is not None
-                              and _between_paragraphs(lines, i, column))
-                  if acceptable(c, lines) and _says(c)]
+        added += titles(i for i, ln in enumerate(lines)
+                        if i not in have and i not in blocked and ln.role == BODY
+                        and numbering_depth(ln.text) is not None
+                        and _between_paragraphs(lines, i, column))
     return sorted([*cands, *added], key=lambda c: c.first) if added else cands
 
 
