@@ -304,7 +304,7 @@ def join_title(parts: Sequence[str]) -> str:
 def acceptable(c: HeadingCandidate, lines: Sequence[Line], apart: bool = False) -> bool:
     """``c``'s title reads as a heading's: words, not a number, a leader row or a sentence.
     ``apart``: its lines are known to be set apart from the paragraph under them though the
-    text layer put them in its block (``typography._title_end``)."""
+    text layer put them in its block (``title_lines.title_end``)."""
     t = c.title
     if len(t) < 2 or len(t) > 200 or _LEADER.search(t) or _LABEL_ONLY.match(t):
         return False

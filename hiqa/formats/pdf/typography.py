@@ -23,15 +23,8 @@ evidence allows them to be, in the order ``typographic_headings`` applies it:
 * a regular-weight style carrying a tenth of the text in lines as long as the text's (a
   bibliography set a point larger), and a style whose titles are mostly **labels** (the same
   words printed three times or more: "Note Style" over every example) are not heading styles;
-* a **sequence of numbers** ("I." … "II." … "III.", paragraphs between) on short lines set
-  apart from the text (a title of their own, and centred on the page or in the text column,
-  in capitals, bold or of another size, not ending in a page number) numbers sections, even
-  where their type is no larger than the text (small capitals).  A title of its own is a
-  block of one to three lines, or the lines opening a block in a type of their own (the text
-  layer puts a heading into its paragraph's block where the space between them is tight);
-  the other titles set in a sequence's type, in its place, are headings too ("ABSTRACT",
-  "REFERENCES" beside "1. INTRODUCTION"); in the text's own type, a sequence whose lines stand
-  between paragraphs (an MLA paper's "1. Introduction") numbers sections too;
+* a **sequence of numbers** ("I." … "II." … "III.", paragraphs between) numbers sections even
+  where no size or weight tells its lines from the text (``hiqa.formats.pdf.sequences``);
 * the lines **right under a centred title** that are centred too (a subtitle, the authors), or
   lighter than a bold title with nothing of the text's size between (authors in columns,
   their addresses in code type between), are part of the title block, not headings under it;
@@ -52,41 +45,42 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
-from hiqa.formats.pdf.blocks import numbered_runs, numbered_sequences
+from hiqa.formats.pdf.blocks import numbered_runs
 from hiqa.formats.pdf.layout import (
     HeadingCandidate,
-    acceptable,
-    alone,
-    centred_in,
     found_headings,
     heading_levels,
-    join_title,
     layout_candidates,
     text_column,
 )
 from hiqa.formats.pdf.lines import (
     _MAX_HEADING_LINES,
     BODY,
-    CENTRED,
     LARGE_RATIO,
     FoundHeading,
     Line,
     bucket,
     norm_title,
-    numbering_depth,
     strip_numbering,
     text_width,
+)
+from hiqa.formats.pdf.sequences import with_sequences
+from hiqa.formats.pdf.title_lines import (
+    PAGE_REF,
+    TIGHT,
+    centred_on_page,
+    heads_text,
+    line_style,
+    says,
 )
 
 TEXT_SHARE = 0.2
 """Prose (lines not set in monospace) must carry at least this share of a document's body
 characters to set the text size; a document that is nearly all code keeps the size of its
 code."""
-
-_WORD = re.compile(r"[^\W\d_]{3,}")
 
 
 def typographic_headings(
@@ -96,12 +90,12 @@ def typographic_headings(
     marks their lines as ``HEADING``."""
     text = text_size(lines, body)
     column = text_column(lines)  # no line's role changes before found_headings marks them
-    listing = numbered_runs(lines, lambda i: _heads_text(lines, i, text))
+    listing = numbered_runs(lines, lambda i: heads_text(lines, i, text))
     blocked = listing | _code_lines(lines, text, listing, column[1])
-    cands = [c for c in layout_candidates(lines, text, page_widths, blocked) if _says(c)]
+    cands = [c for c in layout_candidates(lines, text, page_widths, blocked) if says(c)]
     cands = _without_label_styles(_without_text_styles(_without_contents_rows(cands), lines))
     cands = [c for c in cands if not _run_in(c, lines) and not _word_goes_on(c, lines)]
-    cands = _with_sequences(cands, lines, text, page_widths, column, blocked)
+    cands = with_sequences(cands, lines, text, page_widths, column, blocked)
     cands = _without_byline(cands, lines, page_widths, text)
     levels = _back_matter(cands, heading_levels(cands))
     kept = _with_index_letters(_drop_continued(cands, levels), lines, text)
@@ -136,12 +130,12 @@ def _code_lines(lines: Sequence[Line], text: float, listing: AbstractSet[int],
     count: Counter[tuple[float, bool]] = Counter()
     code: Counter[tuple[float, bool]] = Counter()
     for i in mono:
-        style = _style(lines[i])
+        style = line_style(lines[i])
         count[style] += 1
         code[style] += _next_to_code(lines, i, right) or _over_code(lines, i, listing)
     return {i for i in mono
             if not lines[i].bold or _next_to_code(lines, i, right)
-            or code[_style(lines[i])] >= CODE_STYLE * count[_style(lines[i])]}
+            or code[line_style(lines[i])] >= CODE_STYLE * count[line_style(lines[i])]}
 
 
 CODE_STYLE = 0.5
@@ -154,12 +148,12 @@ OVER = 12
 
 def _over_code(lines: Sequence[Line], i: int, listing: AbstractSet[int]) -> bool:
     """The lines after ``i`` (up to the next in its style, at most ``OVER``) are mostly code."""
-    style = _style(lines[i])
+    style = line_style(lines[i])
     code = total = 0
     for j in range(i + 1, min(i + 1 + OVER, len(lines))):
         if lines[j].role != BODY:
             continue
-        if _style(lines[j]) == style and lines[j].mono:
+        if line_style(lines[j]) == style and lines[j].mono:
             break
         n = len(lines[j].text)
         total += n
@@ -189,7 +183,7 @@ def _one_title(lines: Sequence[Line], i: int, j: int, right: float) -> bool:
     Two short tags stacked in one block ("main-pane-height height" over "main-pane-width
     width") are two rows, not one title."""
     block = lines[i].block
-    if lines[j].block != block or _style(lines[j]) != _style(lines[i]):
+    if lines[j].block != block or line_style(lines[j]) != line_style(lines[i]):
         return False
     upper, lower = lines[min(i, j)], lines[max(i, j)]
     words = lower.text.split()
@@ -203,18 +197,6 @@ def _one_title(lines: Sequence[Line], i: int, j: int, right: float) -> bool:
     while k + size < len(lines) and lines[k + size].block == block:
         size += 1
     return size <= _MAX_HEADING_LINES
-
-
-TIGHT = 0.5
-"""A gap under half a line's height between two rows: no space sets them apart."""
-
-
-def _says(c: HeadingCandidate) -> bool:
-    """Numbered, or holding a word of three letters or more."""
-    return c.depth is not None or bool(_WORD.search(c.title))
-
-
-_PAGE_REF = re.compile(r"^(.*\S)\s+[—–]?(?:\d{1,4}|[ivxlc]{1,6})$")
 
 
 _SENTENCE_INSIDE = re.compile(r"\w[.!?]\s+[A-Z]")
@@ -250,7 +232,7 @@ def _without_contents_rows(cands: list[HeadingCandidate]) -> list[HeadingCandida
     later: set[str] = set()
     keep = []
     for c in reversed(cands):
-        m = _PAGE_REF.match(c.title)
+        m = PAGE_REF.match(c.title)
         if m is None or norm_title(m.group(1)) not in later:
             keep.append(c)
         later.add(norm_title(c.title))
@@ -274,8 +256,8 @@ def _without_text_styles(
     count: Counter[tuple[float, bool]] = Counter()
     for ln in lines:
         if ln.role == BODY and not ln.code:
-            chars[_style(ln)] += text_width(ln.text)
-            count[_style(ln)] += 1
+            chars[line_style(ln)] += text_width(ln.text)
+            count[line_style(ln)] += 1
     total = sum(chars.values()) or 1
     text_styles = {s for s, n in chars.items()
                    if not s[1] and n >= TEXT_STYLE_SHARE * total and n >= TEXT_LINE * count[s]}
@@ -305,180 +287,6 @@ def _without_label_styles(cands: list[HeadingCandidate]) -> list[HeadingCandidat
     return [c for c in cands if c.depth is not None or c.part or c.style not in labels]
 
 
-def _with_sequences(
-    cands: list[HeadingCandidate], lines: Sequence[Line], text: float, page_widths: Sequence[float],
-    column: tuple[float, float], blocked: AbstractSet[int] = frozenset(),
-) -> list[HeadingCandidate]:
-    """``cands`` with the lines of sparse number sequences whose every line reads as a
-    section's title set apart from the text by its type or place, or, in the text's own type,
-    stands between paragraphs (``_between_paragraphs``; then the document's other numbered
-    lines that stand so are titles too, since the type says nothing)."""
-    taken = {i for c in cands for i in range(c.first, c.last + 1)}
-    typed: list[HeadingCandidate] = []  # set apart by their type or place
-    placed: list[HeadingCandidate] = []  # in the text's type, standing between paragraphs
-
-    def titles(starts: Iterable[int]) -> list[HeadingCandidate]:
-        return [c for c in (_sequence_title(lines, i) for i in starts)
-                if acceptable(c, lines) and _says(c)]
-
-    for run in numbered_sequences(lines, lambda i: _heads_text(lines, i, text)):
-        fresh = [i for i in run if i not in taken]
-        if not fresh or not all(i not in blocked or alone(lines, i) for i in run):
-            continue
-        if all(_set_apart(lines, i, text, page_widths, column) for i in run):
-            typed += titles(fresh)
-        elif all(_between_paragraphs(lines, i, column) for i in run):
-            placed += titles(fresh)
-    added = typed + placed
-    have = taken | {i for c in added for i in range(c.first, c.last + 1)}
-    added += _in_sequence_type(lines, typed, have, blocked, column)
-    if placed:
-        added += titles(i for i, ln in enumerate(lines)
-                        if i not in have and i not in blocked and ln.role == BODY
-                        and numbering_depth(ln.text) is not None
-                        and _between_paragraphs(lines, i, column))
-    return sorted([*cands, *added], key=lambda c: c.first) if added else cands
-
-
-def _type(ln: Line) -> tuple[str, bool, float]:
-    return ln.face, ln.bold, bucket(ln.size)
-
-
-def _in_sequence_type(lines: Sequence[Line], found: Sequence[HeadingCandidate],
-                      taken: AbstractSet[int], blocked: AbstractSet[int],
-                      column: tuple[float, float]) -> list[HeadingCandidate]:
-    """The other titles set in the type of the numbered sections ``found``: a document that
-    sets "1. INTRODUCTION" and "2. METHODS" in a type of their own sets its "ABSTRACT",
-    "REFERENCES" and the sub-section that has no sibling ("2.1 Subsection") in it too, on a
-    line of their own, in the same place (``_placed_as``), saying something besides a number
-    ("2.5 cm" in a figure does not)."""
-    if not found:
-        return []
-    placed: dict[tuple[str, bool, float], list[Line]] = defaultdict(list)
-    for c in found:
-        placed[_type(lines[c.first])].append(lines[c.first])
-    have = {i for c in found for i in range(c.first, c.last + 1)} | set(taken)
-    out = []
-    for i, ln in enumerate(lines):
-        if (ln.role != BODY or i in have or i in blocked or _type(ln) not in placed
-                or _title_end(lines, i) != i or not _space_above(lines, i)
-                or not _placed_as(ln, placed[_type(ln)], column)):
-            continue
-        c = _sequence_title(lines, i)
-        if acceptable(c, lines, apart=True) and _WORD.search(strip_numbering(c.title)):
-            out.append(c)
-            have.update(range(c.first, c.last + 1))
-    return out
-
-
-def _placed_as(ln: Line, headings: Sequence[Line], column: tuple[float, float]) -> bool:
-    """``ln`` stands where one of ``headings`` stands: centred in the text column as it is,
-    or at its left edge (within an em): a heading type has its place, a label set in the
-    same type inside a figure does not."""
-    centred = centred_in(ln, column)
-    return any(centred and centred_in(h, column) or abs(ln.x0 - h.x0) <= ln.size
-               for h in headings)
-
-
-def _sequence_title(lines: Sequence[Line], i: int) -> HeadingCandidate:
-    """The heading a sequence's line ``i`` opens, its title's lines joined."""
-    end = _title_end(lines, i)
-    last = i if end is None else end
-    return HeadingCandidate(i, last, join_title([lines[k].text for k in range(i, last + 1)]),
-                            _style(lines[i]), numbering_depth(lines[i].text), False)
-
-
-_SENTENCE_END = (".", ",", ";", ":", "。", "，", "；", "：", "！", "？")
-
-MAX_TITLE_WORDS = 12
-"""Words a numbered line may hold to read as a section's title rather than a list item's."""
-
-
-def _set_apart(lines: Sequence[Line], i: int, text: float, page_widths: Sequence[float],
-               column: tuple[float, float]) -> bool:
-    """A short title line, not a sentence, and set apart from the text by its type or its
-    place: centred (on the page or in the text column), in capitals, bold, or of another
-    size."""
-    ln = lines[i]
-    words = strip_numbering(ln.text)
-    if _PAGE_REF.match(ln.text) is not None:
-        return False  # a contents row or a running head, its page number last
-    return _title_line(lines, i) and (ln.bold or bucket(ln.size) != text or words.isupper()
-                                      or _centred_on_page(ln, page_widths)
-                                      or centred_in(ln, column))
-
-
-def _between_paragraphs(lines: Sequence[Line], i: int, column: tuple[float, float]) -> bool:
-    """A short title line in the text's own type standing between two paragraphs: at the text
-    column's left edge, after a paragraph's last line (short of the right edge) or a page's
-    top, and before a paragraph's first line, indented by two ems or more and filling half the
-    column or more.  A double-spaced paper (MLA) sets "1. Introduction" so, only its number
-    and its place telling it from the text; a list item's wrapped line hangs under its text.
-    """
-    left, right = column
-    ln = lines[i]
-    if i + 1 >= len(lines) or not _title_line(lines, i):
-        return False
-    em, after = ln.size, lines[i + 1]
-    before = next((lines[j] for j in range(i - 1, -1, -1) if lines[j].role == BODY), None)
-    return (abs(ln.x0 - left) <= em and ln.x1 < right - 2 * em
-            and (before is None or before.page != ln.page or before.x1 < right - 2 * em)
-            and after.page == ln.page and after.x0 - ln.x0 >= 2 * em
-            and after.x1 - after.x0 >= (right - left) / 2
-            and abs(after.size - ln.size) < 0.5)
-
-
-def _heads_text(lines: Sequence[Line], i: int, text: float) -> bool:
-    """Set apart as a heading over text: a short line alone in its block, not a sentence, bold
-    or larger than the text, with space above it, and not ending in a number as a contents
-    row ends in its page.  A listing's numbered lines have no space above them, a list's
-    items wrap in their block or have no type of their own."""
-    ln = lines[i]
-    return (_title_line(lines, i) and (ln.bold or ln.size >= text * LARGE_RATIO)
-            and _PAGE_REF.match(ln.text) is None and _space_above(lines, i))
-
-
-def _title_line(lines: Sequence[Line], i: int) -> bool:
-    """A short title line (or the first of a title's lines), not a sentence."""
-    return _title_end(lines, i) is not None
-
-
-def _title_end(lines: Sequence[Line], i: int) -> int | None:
-    """The last line of the title that line ``i`` opens, or None when it opens none.
-
-    A title is a block of its own, or the lines that open a block in a type of their own (the
-    text layer often puts a heading into the block of the paragraph under it when the space
-    between them is tight: "1. INTRODUCTION" in bold sans over serif text): up to
-    ``_MAX_HEADING_LINES`` lines in one type (face, weight and size), the line after them in
-    another block or another face and weight or size.  Its lines hold few words each
-    (``MAX_TITLE_WORDS``) and its last does not end a sentence."""
-    ln = lines[i]
-    if i and lines[i - 1].block == ln.block and lines[i - 1].page == ln.page:
-        return None
-    end = i
-    while (end + 1 < len(lines) and lines[end + 1].block == ln.block
-           and lines[end + 1].page == ln.page):
-        nxt = lines[end + 1]
-        if nxt.face != ln.face and (nxt.bold != ln.bold or bucket(nxt.size) != bucket(ln.size)):
-            break  # the paragraph under the title, in the text's type
-        if (nxt.face, nxt.bold, bucket(nxt.size)) != (ln.face, ln.bold, bucket(ln.size)):
-            return None  # neither the title's type nor another: one paragraph
-        end += 1
-        if end - i + 1 > _MAX_HEADING_LINES:
-            return None
-    words = max(len(lines[k].text.split()) for k in range(i, end + 1))
-    if words > MAX_TITLE_WORDS or lines[end].text.endswith(_SENTENCE_END):
-        return None
-    return end
-
-
-def _space_above(lines: Sequence[Line], i: int) -> bool:
-    """Line ``i`` opens its page or stands at least ``TIGHT`` of its height below the line
-    before it."""
-    ln, prev = lines[i], lines[i - 1] if i else None
-    return prev is None or prev.page != ln.page or ln.y0 - prev.y1 >= TIGHT * ln.height
-
-
 def _without_byline(
     cands: list[HeadingCandidate], lines: Sequence[Line], page_widths: Sequence[float],
     text: float,
@@ -489,7 +297,7 @@ def _without_byline(
     centred on the page or lighter than a bold title (a conference paper's authors stand in
     columns side by side, each centred in its own), and not in the style the document numbers
     its sections in ("ABSTRACT" in the type of "1. INTRODUCTION" is a heading)."""
-    if not cands or cands[0].depth is not None or not _centred_on_page(lines[cands[0].first],
+    if not cands or cands[0].depth is not None or not centred_on_page(lines[cands[0].first],
                                                                         page_widths):
         return cands
     title, k = cands[0], 1
@@ -499,7 +307,7 @@ def _without_byline(
         c = cands[k]
         ln = lines[c.first]
         between = range(cands[k - 1].last + 1, c.first)
-        centred = _centred_on_page(ln, page_widths)
+        centred = centred_on_page(ln, page_widths)
         if c.depth is not None or ln.page != head.page or ln.size > head.size:
             break
         if not (centred and not between) and (
@@ -508,13 +316,6 @@ def _without_byline(
             break
         k += 1
     return [title, *cands[k:]]
-
-
-def _centred_on_page(ln: Line, page_widths: Sequence[float]) -> bool:
-    if not 1 <= ln.page <= len(page_widths):
-        return False
-    width = page_widths[ln.page - 1]
-    return abs((ln.x0 + ln.x1 - width) / 2) <= CENTRED * width and ln.x0 > 0.1 * width
 
 
 def _back_matter(cands: Sequence[HeadingCandidate], levels: list[int]) -> list[int]:
@@ -563,7 +364,7 @@ def _with_index_letters(
     for run in runs:
         before = [lv for c, lv in kept if c.first < run[0]]
         level = (before[-1] if before else 0) + 1
-        out += [(HeadingCandidate(i, i, lines[i].text, _style(lines[i]), None, False), level)
+        out += [(HeadingCandidate(i, i, lines[i].text, line_style(lines[i]), None, False), level)
                 for i in run]
     return sorted(out, key=lambda x: x[0].first)
 
@@ -578,7 +379,7 @@ def _letter_runs(lines: Sequence[Line], text: float, taken: set[int]) -> list[li
     runs: list[list[int]] = []
     for i in letters:
         run = runs[-1] if runs else None
-        if run and lines[i].text > lines[run[-1]].text and _style(lines[i]) == _style(
+        if run and lines[i].text > lines[run[-1]].text and line_style(lines[i]) == line_style(
             lines[run[-1]]
         ) and i - run[-1] >= 2:
             run.append(i)
@@ -594,5 +395,3 @@ def _entries_between(lines: Sequence[Line], run: Sequence[int]) -> bool:
     return sum(t[-1:].isdigit() for t in entries) >= 0.5 * len(entries) > 0
 
 
-def _style(ln: Line) -> tuple[float, bool]:
-    return bucket(ln.size), ln.bold
