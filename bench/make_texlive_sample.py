@@ -58,6 +58,21 @@ def candidates(packages: list[str], without: list[str]) -> list[Path]:
     return out
 
 
+def _draw(arg: str) -> tuple[int, int]:
+    """``SEED`` or ``SEED:N``: an earlier draw is replayed with its own size, not this one's (a
+    smaller check draw replaying its predecessors with its own ``--n`` would leave part of
+    each in the pool and share files with them)."""
+    seed, _, n = arg.partition(":")
+    try:
+        return int(seed), int(n or DRAW)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{arg!r}: expected SEED or SEED:N") from None
+
+
+DRAW = 40
+"""The size of every draw made before ``SEED:N`` could say another."""
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("outdir", type=Path)
@@ -68,16 +83,18 @@ def main() -> None:
                          "default: every texlive-doc PDF installed)")
     ap.add_argument("--without-package", action="append", default=[], metavar="DEB",
                     help="leave out the PDFs these Debian packages installed (repeatable)")
-    ap.add_argument("--disjoint-from", type=int, action="append", default=[], metavar="SEED",
-                    help="leave out the files the draw with SEED took (repeatable, in the order drawn)")
+    ap.add_argument("--disjoint-from", type=_draw, action="append", default=[],
+                    metavar="SEED[:N]",
+                    help="leave out the files the draw with SEED took, N of them (default 40, "
+                         "every earlier draw's size; repeatable, in the order drawn)")
     a = ap.parse_args()
     if not ROOT.is_dir():
         raise SystemExit(f"{ROOT} is missing: install Debian's texlive-*-doc packages")
     pool = candidates(a.package, a.without_package)
-    for seed in a.disjoint_from:  # each earlier draw as it was made, from what was left
+    for seed, n in a.disjoint_from:  # each earlier draw as it was made, from what was left
         other = list(pool)
         random.Random(seed).shuffle(other)
-        taken = set(other[: a.n])
+        taken = set(other[:n])
         pool = [pdf for pdf in pool if pdf not in taken]
     random.Random(a.seed).shuffle(pool)
     sample = pool[: a.n]
