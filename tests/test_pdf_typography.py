@@ -643,3 +643,36 @@ def test_a_centred_heading_over_a_justified_paragraph_is_not_a_title_block(tmp_p
             heading("Licence", 16, centred=True, new_page=True), *prose(4)]
     assert tree(write(tmp_path / "centred.pdf", rows)) == [
         (1, "Introduction"), (1, "Dependencies"), (1, "Implementation"), (1, "Licence")]
+
+
+def test_headings_in_a_smaller_face_of_their_own(tmp_path: Path) -> None:
+    """iscram (texlive seed 59) sets its sections in 9 pt bold sans capitals, its sub-sections
+    in the same type in mixed case, below them the sans' italic, over 9.96 pt serif text:
+    neither larger than the text nor bold at its size, so nothing was found (F1 0 against
+    pymupdf4llm's 0.775).  The bold face is used for nothing else, and names the family whose
+    italic is the third level; a caption in the text's own bold, as small, stays a caption."""
+    def sans(text: str, font: str = "hebo") -> Row:
+        return Row(text, font=font, size=9, space=12)
+    rows = [sans("ABSTRACT"), *_serif(3, space=4), sans("DOCUMENTATION"), *_serif(3, space=4),
+            sans("Loading the class"), *_serif(4, space=4), sans("Older editions", "heit"),
+            *_serif(3, space=4), sans("Newer editions", "heit"), *_serif(3, space=4),
+            Row("Figure 1. The pump house", font="tibo", size=9, space=12, centred=True),
+            *_serif(3, space=12), sans("Options"), *_serif(5, space=4),
+            sans("TIPS AND TRICKS"), *_serif(3, space=4), sans("Compatibility"),
+            *_serif(4, space=4), sans("Mail addresses", "heit"), *_serif(3, space=4),
+            sans("REFERENCES"), *_serif(3, space=4)]
+    assert tree(write(tmp_path / "conference.pdf", rows)) == [
+        (1, "ABSTRACT"), (1, "DOCUMENTATION"), (2, "Loading the class"), (3, "Older editions"),
+        (3, "Newer editions"), (2, "Options"), (1, "TIPS AND TRICKS"), (2, "Compatibility"),
+        (3, "Mail addresses"), (1, "REFERENCES")]
+
+
+def test_one_section_in_capitals_among_mixed_case_is_their_sibling(tmp_path: Path) -> None:
+    """fontconfig-user (dev PDFs) titles one section of many in capitals ("EXAMPLE
+    CONFIGURATION FILE" after "Name" and "Synopsis", the same type): capitals are a level
+    above mixed case only where the style opens in capitals (as iscram's sections do)."""
+    rows = [heading("Name", 12), *prose(3), heading("Synopsis", 12), *prose(3),
+            heading("EXAMPLE CONFIGURATION FILE", 12), *prose(4), heading("Files", 12),
+            *prose(3)]
+    assert tree(write(tmp_path / "mixed.pdf", rows)) == [
+        (1, "Name"), (1, "Synopsis"), (1, "EXAMPLE CONFIGURATION FILE"), (1, "Files")]

@@ -17,12 +17,11 @@ from hiqa.formats.form import label as form_label
 from hiqa.formats.pdf.layout import (
     HeadingCandidate,
     ancestors,
-    dominant,
     found_headings,
-    heading_levels,
     layout_candidates,
     number_key,
 )
+from hiqa.formats.pdf.levels import dominant, heading_levels
 from hiqa.formats.pdf.lines import (
     BODY,
     HEADING,

@@ -49,13 +49,14 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
 from hiqa.formats.pdf.blocks import numbered_runs
+from hiqa.formats.pdf.faces import with_face_headings
 from hiqa.formats.pdf.layout import (
     HeadingCandidate,
     found_headings,
-    heading_levels,
     layout_candidates,
     text_column,
 )
+from hiqa.formats.pdf.levels import heading_levels
 from hiqa.formats.pdf.lines import (
     _MAX_HEADING_LINES,
     BODY,
@@ -96,6 +97,7 @@ def typographic_headings(
     cands = _without_label_styles(_without_text_styles(_without_contents_rows(cands), lines))
     cands = [c for c in cands if not _run_in(c, lines) and not _word_goes_on(c, lines)]
     cands = with_sequences(cands, lines, text, page_widths, column, blocked)
+    cands = with_face_headings(cands, lines, text, column, blocked)
     cands = _without_byline(cands, lines, page_widths, text)
     levels = _back_matter(cands, heading_levels(cands))
     kept = _with_index_letters(_drop_continued(cands, levels), lines, text)
