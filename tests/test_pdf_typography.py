@@ -676,3 +676,23 @@ def test_one_section_in_capitals_among_mixed_case_is_their_sibling(tmp_path: Pat
             *prose(3)]
     assert tree(write(tmp_path / "mixed.pdf", rows)) == [
         (1, "Name"), (1, "Synopsis"), (1, "EXAMPLE CONFIGURATION FILE"), (1, "Files")]
+
+
+def test_numbered_lines_out_of_the_sections_order_are_not_sections(tmp_path: Path) -> None:
+    """ucsmonograph (texlive seed 59) prints its implementation with line numbers, and two
+    of its code lines, set like its headings, stood as chapters 6 and 7 between sections 5.1
+    and 5.2.  Section numbers increase through a document; the two that break the order are
+    dropped, and a collection that starts again from 1 keeps both its articles."""
+    rows = [heading("1 Introduction"), *prose(3), heading("2 Usage"), *prose(3),
+            heading("2.1 Options", 12), *prose(3), heading("3 Implementation"), *prose(3),
+            heading("3.1 Initialisation", 12), *prose(3),
+            heading("4 \\newboolean{@draft}", 12), *prose(2),
+            heading("5 \\setboolean{@draft}{false}", 12), *prose(2),
+            heading("3.2 Constants", 12), *prose(3), heading("3.3 Commands", 12), *prose(3),
+            heading("3.4 Hooks", 12), *prose(3), heading("3.5 Licence", 12), *prose(3),
+            heading("1 Second article", new_page=True), *prose(3), heading("2 Results"),
+            *prose(3)]
+    titles = [t for _, t in tree(write(tmp_path / "stray.pdf", rows))]
+    assert titles == ["1 Introduction", "2 Usage", "2.1 Options", "3 Implementation",
+                      "3.1 Initialisation", "3.2 Constants", "3.3 Commands", "3.4 Hooks",
+                      "3.5 Licence", "1 Second article", "2 Results"]

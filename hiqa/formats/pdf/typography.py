@@ -68,6 +68,7 @@ from hiqa.formats.pdf.lines import (
     strip_numbering,
     text_width,
 )
+from hiqa.formats.pdf.numbering import without_stray_numbers
 from hiqa.formats.pdf.sequences import with_sequences
 from hiqa.formats.pdf.title_lines import (
     PAGE_REF,
@@ -98,7 +99,7 @@ def typographic_headings(
     cands = [c for c in cands if not _run_in(c, lines) and not _word_goes_on(c, lines)]
     cands = with_sequences(cands, lines, text, page_widths, column, blocked)
     cands = with_face_headings(cands, lines, text, column, blocked)
-    cands = _without_byline(cands, lines, page_widths, text)
+    cands = without_stray_numbers(_without_byline(cands, lines, page_widths, text))
     levels = _back_matter(cands, heading_levels(cands))
     kept = _with_index_letters(_drop_continued(cands, levels), lines, text)
     return found_headings(lines, kept)
