@@ -696,3 +696,30 @@ def test_numbered_lines_out_of_the_sections_order_are_not_sections(tmp_path: Pat
     assert titles == ["1 Introduction", "2 Usage", "2.1 Options", "3 Implementation",
                       "3.1 Initialisation", "3.2 Constants", "3.3 Commands", "3.4 Hooks",
                       "3.5 Licence", "1 Second article", "2 Results"]
+
+
+def test_authors_and_affiliations_under_a_title_centred_in_an_offset_column(
+        tmp_path: Path) -> None:
+    """cjeguide (texlive seed 61): a one-sided layout sets the text column off the page's
+    middle; the title, nearly as wide as the column, is centred in it, and so are the authors,
+    each over an affiliation at the text's size.  The title was not read as centred and the
+    affiliations ended the title block, so every author was a heading."""
+    shift = 70.0  # the prose rows' column starts at LEFT + shift
+    width = max(pymupdf.get_text_length(r.text, fontname="helv", fontsize=10) for r in prose(3))
+
+    def centred(text: str, size: float, space: float = 0.0) -> Row:
+        length = pymupdf.get_text_length(text, fontname="helv", fontsize=size)
+        return Row(text, size=size, space=space, indent=shift + (width - length) / 2)
+    title = "Guide to the pump engineering journal's class"
+    size = 18.0
+    while pymupdf.get_text_length(title, fontname="helv", fontsize=size) < width - 20:
+        size += 0.5
+    people = [("Author One", "Pump Works of the Upper Valley"),
+              ("Author Two", "Department of Hydraulics, Lower Valley University")]
+    block = [row for name, place in people for row in (centred(name, 12, 6), centred(place, 10))]
+    body = [r._replace(indent=shift) for r in prose(3)]
+    rows = [centred(title, size), *block,
+            *[r._replace(indent=shift) for r in (heading("1. Introduction", 11), *body,
+                                                 heading("2. Method", 11), *body)]]
+    assert tree(write(tmp_path / "offset.pdf", rows)) == [
+        (1, title), (2, "1. Introduction"), (2, "2. Method")]

@@ -51,7 +51,9 @@ from collections.abc import Set as AbstractSet
 from hiqa.formats.pdf.blocks import numbered_runs
 from hiqa.formats.pdf.faces import with_face_headings
 from hiqa.formats.pdf.layout import (
+    FULL_LINE,
     HeadingCandidate,
+    centred_in,
     found_headings,
     layout_candidates,
     text_column,
@@ -60,6 +62,7 @@ from hiqa.formats.pdf.levels import heading_levels
 from hiqa.formats.pdf.lines import (
     _MAX_HEADING_LINES,
     BODY,
+    CENTRED,
     LARGE_RATIO,
     FoundHeading,
     Line,
@@ -99,7 +102,7 @@ def typographic_headings(
     cands = [c for c in cands if not _run_in(c, lines) and not _word_goes_on(c, lines)]
     cands = with_sequences(cands, lines, text, page_widths, column, blocked)
     cands = with_face_headings(cands, lines, text, column, blocked)
-    cands = without_stray_numbers(_without_byline(cands, lines, page_widths, text))
+    cands = without_stray_numbers(_without_byline(cands, lines, page_widths, text, column))
     levels = _back_matter(cands, heading_levels(cands))
     kept = _with_index_letters(_drop_continued(cands, levels), lines, text)
     return found_headings(lines, kept)
@@ -292,16 +295,26 @@ def _without_label_styles(cands: list[HeadingCandidate]) -> list[HeadingCandidat
 
 def _without_byline(
     cands: list[HeadingCandidate], lines: Sequence[Line], page_widths: Sequence[float],
-    text: float,
+    text: float, column: tuple[float, float],
 ) -> list[HeadingCandidate]:
-    """The document's first heading centred on its page, without the unnumbered candidates
-    that follow it with no line of the text's size between (its subtitle, its authors and
-    their affiliations, an e-mail address in code type between them), no larger than it and
-    centred on the page or lighter than a bold title (a conference paper's authors stand in
+    """The document's first heading centred on its page or in its text column (a one-sided
+    layout sets the column off the page's middle), without the unnumbered candidates that
+    follow it with no line of the text's size between but short centred ones (its subtitle, its
+    authors and their affiliations, an e-mail address in code type between them), no larger than it and
+    centred or lighter than a bold title (a conference paper's authors stand in
     columns side by side, each centred in its own), and not in the style the document numbers
     its sections in ("ABSTRACT" in the type of "1. INTRODUCTION" is a heading)."""
-    if not cands or cands[0].depth is not None or not centred_on_page(lines[cands[0].first],
-                                                                        page_widths):
+    left, right = column
+
+    def centred(ln: Line) -> bool:  # a title as wide as the column has less than an em inside
+        return (centred_on_page(ln, page_widths) or centred_in(ln, column)
+                or ln.x0 > left + 1 and abs(ln.x0 + ln.x1 - left - right) / 2
+                <= CENTRED * (right - left))
+
+    def in_block(ln: Line) -> bool:  # centred and short: a paragraph's full line is neither
+        return centred(ln) and ln.x1 - ln.x0 < FULL_LINE * (right - left)
+
+    if not cands or cands[0].depth is not None or not centred(lines[cands[0].first]):
         return cands
     title, k = cands[0], 1
     head = lines[title.first]
@@ -310,12 +323,13 @@ def _without_byline(
         c = cands[k]
         ln = lines[c.first]
         between = range(cands[k - 1].last + 1, c.first)
-        centred = centred_on_page(ln, page_widths)
+        in_middle = centred(ln)
         if c.depth is not None or ln.page != head.page or ln.size > head.size:
             break
-        if not (centred and not between) and (
-                c.style in numbered or not (centred or head.bold and not ln.bold)
-                or any(lines[j].role == BODY and bucket(lines[j].size) == text for j in between)):
+        if not (in_middle and not between) and (
+                c.style in numbered or not (in_middle or head.bold and not ln.bold)
+                or any(lines[j].role == BODY and bucket(lines[j].size) == text
+                       and not in_block(lines[j]) for j in between)):
             break
         k += 1
     return [title, *cands[k:]]
