@@ -723,3 +723,26 @@ def test_authors_and_affiliations_under_a_title_centred_in_an_offset_column(
                                                  heading("2. Method", 11), *body)]]
     assert tree(write(tmp_path / "offset.pdf", rows)) == [
         (1, title), (2, "1. Introduction"), (2, "2. Method")]
+
+
+def test_sections_labelled_in_chinese_are_numbered_sections(tmp_path: Path) -> None:
+    """xmuthesis (texlive seed 61) labels its sections "第2 节 使用示例" ("Section 2"), with
+    "2.1 最小示例" under them, and prints a contents page the layout cannot read as one (its rows
+    "第2 节使用示例 2", without the page's space).  Unnumbered, the labelled sections sat at
+    the level of the document's title and their sub-sections two levels under them; the
+    contents rows, no longer like a later heading, were headings too."""
+    def cjk(text: str, size: float, space: float = 0.0, indent: float = 0.0) -> Row:
+        return Row(text, font="china-s", size=size, space=space, indent=indent)
+    body = [cjk("正文" * 24, 10) for _ in range(3)]
+    sections = [("第1 节 介绍", ["1.1 历史", "1.2 问题"]), ("第2 节 使用示例", ["2.1 最小示例"]),
+                ("第3 节 文档选项", [])]
+    rows = [cjk("厦门大学论文模板使用说明", 20)]
+    rows += [cjk(f"{title.replace(' 节 ', ' 节')} {k + 1}", 10, 4) for k, (title, _) in
+             enumerate(sections)]
+    for title, subs in sections:
+        rows += [cjk(title, 14, 16), *body]
+        for sub in subs:
+            rows += [cjk(sub, 12, 10), *body]
+    assert tree(write(tmp_path / "xmu.pdf", rows)) == [
+        (1, "厦门大学论文模板使用说明"), (2, "第1 节 介绍"), (3, "1.1 历史"), (3, "1.2 问题"),
+        (2, "第2 节 使用示例"), (3, "2.1 最小示例"), (2, "第3 节 文档选项")]

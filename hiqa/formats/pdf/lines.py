@@ -45,6 +45,8 @@ _LABEL = re.compile(
 _DOTTED = re.compile(r"^(?P<n>(?:\d{1,3}|[A-Z])(?:\.\d{1,3})+)\.?(?=\s|$)")
 _PLAIN = re.compile(r"^(?P<n>\d{1,2})\.?(?=\s+\S)")
 _ROMAN = re.compile(r"^(?P<n>[IVXLC]{1,6})\.(?=\s+\S)")
+_CJK_LABEL = re.compile(r"^第\s*(?P<n>\d{1,3}|[〇零一二三四五六七八九十百]{1,4})\s*[章节](?=\s*\S)")
+"""A chapter's or section's label in Chinese ("第2节 使用示例", "第一章 绪论"), as "Chapter 2"."""
 _LABEL_ONLY = re.compile(
     rf"^(?:(?:{_LABEL_WORDS})\s+(?:\d{{1,3}}(?:\.\d{{1,3}})*|[IVXLC]{{1,6}}|[A-Z])"
     r"|\d{1,3}(?:\.\d{1,3})*|[IVXLC]{1,6})[.:]?$",
@@ -421,14 +423,14 @@ def numbering_depth(title: str) -> int | None:
     m = _DOTTED.match(title)
     if m:
         return min(m.group("n").count(".") + 1, MAX_LEVEL)
-    if _PLAIN.match(title) or _ROMAN.match(title):
+    if _PLAIN.match(title) or _ROMAN.match(title) or _CJK_LABEL.match(title):
         return 1
     return None
 
 
 def strip_numbering(title: str) -> str:
     """The title without its leading label/number ("3.2 Foo" -> "Foo")."""
-    for rx in (_LABEL, _DOTTED, _PLAIN, _ROMAN):
+    for rx in (_LABEL, _DOTTED, _PLAIN, _ROMAN, _CJK_LABEL):
         m = rx.match(title)
         if m:
             rest = title[m.end() :].lstrip(" .:-\u2013\u2014")

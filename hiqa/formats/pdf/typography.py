@@ -70,6 +70,7 @@ from hiqa.formats.pdf.lines import (
     norm_title,
     strip_numbering,
     text_width,
+    title_forms,
 )
 from hiqa.formats.pdf.numbering import without_stray_numbers
 from hiqa.formats.pdf.sequences import with_sequences
@@ -234,14 +235,15 @@ def _word_goes_on(c: HeadingCandidate, lines: Sequence[Line]) -> bool:
 
 def _without_contents_rows(cands: list[HeadingCandidate]) -> list[HeadingCandidate]:
     """A candidate that is a later heading's title followed by a page number is a row of a
-    contents page that was not recognised as one ("2 Use 2" before "2 Use")."""
+    contents page that was not recognised as one ("2 Use 2" before "2 Use"; "第2 节使用示例 2"
+    before "第2 节 使用示例": ``title_forms``)."""
     later: set[str] = set()
     keep = []
     for c in reversed(cands):
         m = PAGE_REF.match(c.title)
-        if m is None or norm_title(m.group(1)) not in later:
+        if m is None or not title_forms(m.group(1)) & later:
             keep.append(c)
-        later.add(norm_title(c.title))
+        later |= title_forms(c.title)
     return keep[::-1]
 
 
