@@ -4,21 +4,12 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 from hiqa.formats.pdf.layout import HeadingCandidate
-from hiqa.formats.pdf.lines import _DOTTED, _LABEL, _PLAIN
-
-
-def _top_number(title: str) -> int | None:
-    m = _LABEL.match(title) or _DOTTED.match(title) or _PLAIN.match(title)
-    if not m:
-        return None
-    head = re.split(r"[.]", m.group("n"))[0]
-    return int(head) if head.isdigit() else None
+from hiqa.formats.pdf.lines import section_number
 
 
 def _numbering_runs(cands: Sequence[HeadingCandidate]) -> list[list[int]]:
@@ -29,7 +20,8 @@ def _numbering_runs(cands: Sequence[HeadingCandidate]) -> list[list[int]]:
     for k, c in enumerate(cands):
         if c.depth is None:
             continue
-        top = _top_number(c.title)
+        number = section_number(c.title)
+        top = number[0] if number else None
         if not runs or (
             top is not None and prev is not None and (top < prev or (top == prev and c.depth == 1))
         ):

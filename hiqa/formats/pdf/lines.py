@@ -428,6 +428,16 @@ def numbering_depth(title: str) -> int | None:
     return None
 
 
+def section_number(title: str) -> tuple[int, ...]:
+    """A title's leading section number as integers ("5.2 Foo" -> (5, 2)), or () where it has
+    none in digits (an appendix's letter, a roman numeral)."""
+    m = _LABEL.match(title) or _DOTTED.match(title) or _PLAIN.match(title)
+    if not m:
+        return ()
+    parts = m.group("n").split(".")
+    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else ()
+
+
 def strip_numbering(title: str) -> str:
     """The title without its leading label/number ("3.2 Foo" -> "Foo")."""
     for rx in (_LABEL, _DOTTED, _PLAIN, _ROMAN, _CJK_LABEL):

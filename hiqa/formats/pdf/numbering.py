@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hiqa.formats.pdf.layout import HeadingCandidate
-from hiqa.formats.pdf.lines import _DOTTED, _LABEL, _PLAIN
+from hiqa.formats.pdf.lines import section_number
 
 STRAY_SHARE = 0.2
 """At most this share of a run's numbered headings may be dropped as out of order."""
@@ -32,16 +32,6 @@ def without_stray_numbers(cands: list[HeadingCandidate]) -> list[HeadingCandidat
         if len(out) <= STRAY_SHARE * len(run):
             stray.update(out)
     return [c for k, c in enumerate(cands) if k not in stray] if stray else cands
-
-
-def section_number(title: str) -> tuple[int, ...]:
-    """A title's leading section number as integers ("5.2 Foo" -> (5, 2)), or () where it has
-    none in digits (an appendix's letter, a roman numeral)."""
-    m = _LABEL.match(title) or _DOTTED.match(title) or _PLAIN.match(title)
-    if not m:
-        return ()
-    parts = m.group("n").split(".")
-    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else ()
 
 
 def _runs(numbered: Sequence[tuple[int, tuple[int, ...]]]

@@ -301,11 +301,11 @@ def _without_byline(
 ) -> list[HeadingCandidate]:
     """The document's first heading centred on its page or in its text column (a one-sided
     layout sets the column off the page's middle), without the unnumbered candidates that
-    follow it with no line of the text's size between but short centred ones (its subtitle, its
-    authors and their affiliations, an e-mail address in code type between them), no larger than it and
-    centred or lighter than a bold title (a conference paper's authors stand in
-    columns side by side, each centred in its own), and not in the style the document numbers
-    its sections in ("ABSTRACT" in the type of "1. INTRODUCTION" is a heading)."""
+    follow it with no line of the text's size between but short centred ones (its subtitle,
+    its authors and their affiliations, an e-mail address in code type between them), no
+    larger than it and centred or lighter than a bold title (a conference paper's authors
+    stand in columns side by side, each centred in its own), and not in the style the document
+    numbers its sections in ("ABSTRACT" in the type of "1. INTRODUCTION" is a heading)."""
     left, right = column
 
     def centred(ln: Line) -> bool:  # a title as wide as the column has less than an em inside
