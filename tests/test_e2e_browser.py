@@ -624,6 +624,8 @@ def test_evaluate_shows_the_numbers_of_the_weights_chosen(server, page):
     page.locator('[data-testid="stMetricValue"]').nth(2).wait_for(timeout=60_000)
     values = page.locator('[data-testid="stMetricValue"]').all_inner_texts()
     assert len(values) == 3 and all(re.fullmatch(r"\d\.\d{3}", v) for v in values), values
+    page.wait_for_function("""() => [...document.querySelectorAll('.js-plotly-plot')]
+        .some(p => p.data && p.data[0] && p.data[0].type === 'heatmap')""", timeout=60_000)
     marks = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
         .map(p => p.data).find(d => d && d[0].type === 'heatmap')
         .filter(t => t.name === 'current' || t.name === 'best').map(t => [t.name, t.x[0]])""")
