@@ -379,6 +379,26 @@ def test_a_section_number_follows_its_sections_not_a_listing_that_reached_it_fir
     assert found == [f"{n} {t}" for n, t in enumerate(titles, 1)]
 
 
+def test_a_listing_whose_line_number_reaches_a_section_number_does_not_take_the_sections(
+        tmp_path: Path) -> None:
+    """documentmetadata-support-code (texlive, seed 67): sections 1-3 in 14 pt bold, then the
+    implementation's listing numbered from 1 in 8 pt Courier, its line 3 blank (the number
+    alone, no code after it).  "4 \\RequirePackage" found the sections' chain waiting at 3
+    and went on with it, and the chain, dense from there on, took the three sections as
+    program lines: none was a heading."""
+    code = ["<@@=pdfmanagement>", "<*code>", "", "\\RequirePackage{pdfmanagement-testphase}",
+            "\\ExplSyntaxOn\\makeatletter", "\\cs_set_protected:Npn \\DocumentMetadata",
+            "{", "\\cs_if_eq:NNTF \\documentclass \\@twoclasseserror", "{ \\msg_error:nn }"]
+    listing = [Row(f"{n} {line}".strip(), font="cour", size=8, space=4.0 if n == 1 else 0.0)
+               for n, line in enumerate(code, 1)]
+    rows = [heading("1 Introduction"), *prose(4), heading("2 Supported keys"), *prose(6),
+            heading("3 The Implementation"), *listing, *prose(3), heading("3.1 Messages", 12),
+            *prose(6)]
+    assert tree(write(tmp_path / "code.pdf", rows)) == [
+        (1, "1 Introduction"), (1, "2 Supported keys"), (1, "3 The Implementation"),
+        (2, "3.1 Messages")]
+
+
 def test_chinese_prose_among_latin_text_is_text_not_headings(tmp_path: Path) -> None:
     """caspervector's manual (texlive, seed 11): Chinese prose in 10.5 pt beside English
     bibliography examples in 9 pt that hold more characters, its lines spaced apart (mixed

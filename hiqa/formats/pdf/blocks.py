@@ -129,11 +129,16 @@ def _to_roman(n: int) -> str:
 
 
 def _successor(candidates: list[_Chain], lines: Sequence[Line], ln: Line) -> _Chain | None:
-    """The chain ``ln`` continues, taken off ``candidates``; None to start a new one."""
-    if not candidates:
+    """The chain ``ln`` continues, taken off ``candidates``; None to start a new one.  A line
+    in another style may go on with a chain when it keeps the weight (a listing's "7 {", its
+    small number pulling the mean size down) or the size (a listing's line that opens with a
+    bold keyword), not when it changes both: "4 \\RequirePackage…", the first numbered line of
+    a listing whose "3" is blank, is no sequel to the bold, larger "3 The Implementation"."""
+    near = [c for c in candidates if _related(lines[c.members[-1]], ln)]
+    if not near:
         return None
-    same = [c for c in candidates if _alike(lines[c.members[-1]], ln)]
-    chain = max(same or candidates, key=lambda c: c.members[-1])
+    same = [c for c in near if _alike(lines[c.members[-1]], ln)]
+    chain = max(same or near, key=lambda c: c.members[-1])
     candidates.remove(chain)
     return chain
 
@@ -143,3 +148,7 @@ def _alike(a: Line, b: Line) -> bool:
     moves with the small capitals or symbols it holds: "8 Replacing Tags in EPS or PS Files"
     averages 14.2 pt beside its sibling's 14.3)."""
     return a.bold == b.bold and a.mono == b.mono and abs(a.size - b.size) <= 1.0
+
+
+def _related(a: Line, b: Line) -> bool:
+    return a.bold == b.bold or abs(a.size - b.size) <= 1.0
