@@ -399,6 +399,21 @@ def test_a_listing_whose_line_number_reaches_a_section_number_does_not_take_the_
         (2, "3.1 Messages")]
 
 
+def test_parts_numbered_in_roman_above_sections_numbered_on_across_them(tmp_path: Path) -> None:
+    """thalie's and substances' manuals (texlive, seeds 31 and 23): "Part I. Introduction" in
+    20 pt bold, the sections "1. About thalie" … in 14 pt, numbered on across the parts.  Both
+    numbers read depth one, and the sections stood beside the parts that hold them."""
+    rows = [heading("Part I. Introduction", 20, new_page=True), heading("1. About the class"),
+            *prose(6), heading("1.1. Why this class?", 12), *prose(6),
+            heading("2. About this manual"), *prose(6),
+            heading("Part II. Usage", 20, new_page=True), heading("3. Options"), *prose(6),
+            heading("4. Commands"), *prose(6), heading("4.1. Page styles", 12), *prose(6)]
+    assert tree(write(tmp_path / "parts.pdf", rows)) == [
+        (1, "Part I. Introduction"), (2, "1. About the class"), (3, "1.1. Why this class?"),
+        (2, "2. About this manual"), (1, "Part II. Usage"), (2, "3. Options"),
+        (2, "4. Commands"), (3, "4.1. Page styles")]
+
+
 def test_chinese_prose_among_latin_text_is_text_not_headings(tmp_path: Path) -> None:
     """caspervector's manual (texlive, seed 11): Chinese prose in 10.5 pt beside English
     bibliography examples in 9 pt that hold more characters, its lines spaced apart (mixed

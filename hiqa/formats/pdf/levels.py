@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from hiqa.formats.pdf.layout import HeadingCandidate
@@ -65,6 +66,7 @@ def heading_levels(cands: Sequence[HeadingCandidate]) -> list[int]:
     """
     levels = [0] * len(cands)
     ranks = _ranks(cands)
+    cands = _with_divisions(cands, ranks)
     runs = _numbering_runs(cands)
     style_level: dict[Rank, int] = {}
     if runs:
@@ -124,6 +126,25 @@ def heading_levels(cands: Sequence[HeadingCandidate]) -> list[int]:
             levels[k] = style_level[ranks[k]]
     _lift_skipping_styles(cands, ranks, levels)
     return levels
+
+
+def _with_divisions(cands: Sequence[HeadingCandidate], ranks: Sequence[Rank]
+                    ) -> list[HeadingCandidate]:
+    """Headings numbered without digits ("Part I. Preliminaries", "II Usage") in a style more
+    prominent than every section numbered "1", "2" … are divisions above them, as a title
+    page's part is: the depth their number reads (one) is the sections' too, and the sections
+    would have stood beside the parts that hold them (thalie, substances).  Two at least."""
+    numbered = [r for c, r in zip(cands, ranks, strict=True)
+                if c.depth == 1 and section_number(c.title)]
+    if not numbered:
+        return list(cands)
+    top = max(numbered)
+    divisions = {k for k, c in enumerate(cands)
+                 if c.depth == 1 and not section_number(c.title) and ranks[k] > top}
+    if len(divisions) < 2:
+        return list(cands)
+    return [replace(c, depth=None, part=True) if k in divisions else c
+            for k, c in enumerate(cands)]
 
 
 def _lift_skipping_styles(cands: Sequence[HeadingCandidate], ranks: Sequence[Rank],
