@@ -542,6 +542,46 @@ def test_listings_in_a_typewriter_face_nothing_names_are_code(tmp_path: Path) ->
     assert len(fenced) == 3 and all(block.strip().splitlines() == code for block in fenced)
 
 
+def test_a_face_named_typewriter_is_code_where_its_glyphs_cannot_tell(tmp_path: Path) -> None:
+    """magicwatermark's manual (texlive, seed 67) sets its commands and its implementation in
+    CMU Typewriter Text, embedded by XeTeX without the fixed-pitch flag, and its descriptions
+    in short lines a size larger.  Its listing lines are alike in make-up (a command and its
+    arguments), so the glyphs' widths cannot tell the face fixed-pitch; read as prose, the
+    code set the text size and every description, larger, was a heading (54 for 13).  A face
+    named Typewriter (or Cursor, TeX Gyre's Courier) is a typewriter face, as one named Mono
+    or Courier is.  (Lines without both a narrow letter and a wide one are not measured.)"""
+    font = _unflagged_typewriter()
+    commands = ["\\PageSetup[opts]{text}", "\\EvenPageSetup[opts]{text}",  # no "i" nor "l":
+                "\\OddPageSetup[opts]{text}", "\\NewPageSetup[opts]{name}"]  # nothing to measure
+    doc = pymupdf.open()
+    for n, title in enumerate(["Usage", "Commands", "Implementation"], 1):
+        page, y = doc.new_page(width=WIDTH, height=HEIGHT), float(TOP)
+        page.insert_font(fontname="Typo", fontbuffer=font)
+        y += 30
+        page.insert_text((LEFT, y), f"{n} {title}", fontname="hebo", fontsize=14)
+        for command in commands * 2:
+            y += 20
+            page.insert_text((LEFT, y), command, fontname="Typo", fontsize=9)
+            y += 16
+            page.insert_text((LEFT + 20, y), "Sets the watermark of the pages it names",
+                             fontname="helv", fontsize=10.5)
+            for line in ("{ \\__wm_set:nn {#1} {#2} }", "\\__wm_show:n {page}"):
+                y += 11
+                page.insert_text((LEFT + 20, y), line, fontname="Typo", fontsize=9)
+    for xref in range(1, doc.xref_length()):
+        for key in ("BaseFont", "FontName"):
+            kind, value = doc.xref_get_key(xref, key)
+            if kind == "name" and "Mono" in value:
+                doc.xref_set_key(xref, key, "/CMUTypewriter-Light")
+    path = tmp_path / "typewriter.pdf"
+    doc.save(path)
+    doc.close()
+    spans = [s for b in pymupdf.open(path)[0].get_text("dict")["blocks"] for ln in b["lines"]
+             for s in ln["spans"] if "Typewriter" in s["font"]]
+    assert spans and not any(s["flags"] & 8 for s in spans)  # nothing but the name says so
+    assert [t for _, t in tree(path)] == ["1 Usage", "2 Commands", "3 Implementation"]
+
+
 def test_a_bold_code_type_title_wrapped_over_two_lines_is_a_heading(tmp_path: Path) -> None:
     """fontconfig's user guide heads its element sections with the element, in bold code type
     over prose; a long one wraps ("<test qual="any" name="property" target="default"" /

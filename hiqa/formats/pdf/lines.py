@@ -28,7 +28,7 @@ _MARGIN = 0.10  # running headers/footers live in the top/bottom 10 % of the pag
 _COVER_MAX_BODY_CHARS = 400
 
 _BOLD_FONT = re.compile(r"bold|black|heavy|demi", re.IGNORECASE)
-_MONO_FONT = re.compile(r"mono|courier|consol|cmtt|code", re.IGNORECASE)
+_MONO_FONT = re.compile(r"mono|courier|consol|cmtt|code|typewriter|cursor", re.IGNORECASE)
 _ITALIC_FONT = re.compile(r"italic|oblique|slant|cmsl|cmti", re.IGNORECASE)
 _FLAG_ITALIC = 2
 _FLAG_MONO = 8
