@@ -379,6 +379,41 @@ def test_a_section_number_follows_its_sections_not_a_listing_that_reached_it_fir
     assert found == [f"{n} {t}" for n, t in enumerate(titles, 1)]
 
 
+def test_running_heads_of_two_titles_are_furniture_however_varied() -> None:
+    """mdframed's manual (texlive, seed 67) heads each page with its sub-section's title at the
+    left and its section's at the right ("6.2. Restoring the settings … 6. Options"), a new
+    text on nearly every page: a band that varied is where a body's first lines stand, so the
+    rule for heads that name the section left them, and each read as a heading.  A top line
+    made of two headings' titles is furniture on two pages or more; a table's first row of a
+    caption and its years ("At December 31, 2021 2020", both bold in the body) is not."""
+    from hiqa.formats.pdf.furniture import mark_furniture
+    from hiqa.formats.pdf.lines import BODY, FURNITURE, Line
+
+    def line(page: int, y: float, text: str, size: float = 10.9, bold: bool = False) -> Line:
+        return Line(page, page * 10 + int(y), 90, y, 500, y + size, text, size, bold, False,
+                    False, True)
+
+    sections = {2: ("6. Options", "6.1. Global options"), 3: ("6. Options", "6.2. Lengths"),
+                4: ("6. Options", "6.3. Colours"), 5: ("7. Hooks", "7.1. Global hooks"),
+                6: ("7. Hooks", "7.2. Local hooks"), 7: ("8. Examples", "8.1. Simple"),
+                8: ("8. Examples", "8.2. Nested")}
+    lines = []
+    for page, (section, sub) in sections.items():
+        lines.append(line(page, 52, f"{sub} {section}"))
+        if section not in {ln.text for ln in lines}:
+            lines.append(line(page, 120, section, 14.3, bold=True))
+        lines.append(line(page, 140, sub, 12.0, bold=True))
+        lines.append(line(page, 300, f"Text of page {page}, which goes on a while.", 10.9))
+    for page in (9, 10):  # a table heading two pages, its caption and years bold in the body
+        lines += [line(page, 52, "At December 31, 2021 2020"),
+                  line(page, 200, "At December 31,", bold=True),
+                  line(page, 220, "2021 2020", bold=True)]
+    mark_furniture(lines, [842.0] * 10, 10.9)
+    tops = {ln.page: ln.role for ln in lines if ln.y0 == 52}
+    assert all(tops[p] == FURNITURE for p in sections)
+    assert tops[9] == tops[10] == BODY
+
+
 def test_a_listing_whose_line_number_reaches_a_section_number_does_not_take_the_sections(
         tmp_path: Path) -> None:
     """documentmetadata-support-code (texlive, seed 67): sections 1-3 in 14 pt bold, then the

@@ -94,7 +94,9 @@ def _mark_section_heads(lines: Sequence[Line], margin: Sequence[int],
     prominently than the margin does (larger, or bold where the margin line is not), in a
     band that holds a header's few texts, not the body's first lines (``varied``: a
     10-K's tables start inside the top margin, their "At December 31," on several pages).
-    A heading that happens to open one page is printed at the top once."""
+    A heading that happens to open one page is printed at the top once.  A top line made of
+    two headings' titles in words (the sub-section's and the section's, a new pair on nearly
+    every page) is such a head in any band: no body's first line is two titles."""
     titles: dict[str, Line] = {}
     for ln in lines:
         if (ln.role == BODY and (ln.bold or ln.size > body + 1.0)
@@ -103,15 +105,37 @@ def _mark_section_heads(lines: Sequence[Line], margin: Sequence[int],
     heads: dict[str, list[Line]] = defaultdict(list)
     for i in margin:
         ln = lines[i]
-        title = titles.get(_furniture_key(ln.text))
+        key = _furniture_key(ln.text)
+        title = titles.get(key)
         band = _band(ln, page_heights)
-        if (ln.role == BODY and band[0] and band not in varied and title is not None
+        body_first = band in varied
+        if title is None:  # the section's and the sub-section's titles at the two ends
+            title = _two_titles(key, titles)
+            key, body_first = _TWO_TITLES, False  # no body's line is two titles
+        if (ln.role == BODY and band[0] and not body_first and title is not None
                 and (ln.size < title.size - 0.5 or title.bold and not ln.bold)):
-            heads[_furniture_key(ln.text)].append(ln)
+            heads[key].append(ln)
     for found in heads.values():
         if len({ln.page for ln in found}) >= 2:
             for ln in found:
                 ln.role = FURNITURE
+
+
+_WORD = re.compile(r"[^\W\d_]{3,}")
+_TWO_TITLES = "\x00two titles"  # the heads made of two titles, counted together
+
+
+def _two_titles(key: str, titles: dict[str, Line]) -> Line | None:
+    """The less prominent of two headings' titles that ``key`` is made of, one after the other
+    ("6.2. Restoring the settings" left, "6. Options" right: a header naming the section and
+    the sub-section a page is in); None if it is not two titles."""
+    words = key.split(" ")
+    for k in range(1, len(words)):
+        first, second = titles.get(" ".join(words[:k])), titles.get(" ".join(words[k:]))
+        if (first is not None and second is not None  # titles in words, not a table's years
+                and _WORD.search(first.text) and _WORD.search(second.text)):
+            return min(first, second, key=lambda t: (t.size, t.bold))
+    return None
 
 
 def _varied_bands(lines: Sequence[Line], margin: Sequence[int],
