@@ -414,6 +414,33 @@ def test_running_heads_of_two_titles_are_furniture_however_varied() -> None:
     assert tops[9] == tops[10] == BODY
 
 
+def test_a_title_wrapped_is_one_though_a_logo_moves_its_first_lines_mean_size(
+        tmp_path: Path) -> None:
+    """mpgraphics' manual (texlive, seed 13): "5 Your LaTeX packages and macros used within" /
+    "MetaPost graphics", 14.3 pt bold, the logo's small "A" pulling the first line's mean size
+    to 14.23 pt, the second's 14.35: either side of a half-point bucket's edge, so the title
+    was cut in two, "MetaPost graphics" a heading of its own."""
+    doc = pymupdf.open()
+    for n, (first, second) in enumerate([("Your L", "packages and macros used within"),
+                                         ("Controlling the L", "graphics of the package")], 5):
+        page, y = doc.new_page(width=WIDTH, height=HEIGHT), float(TOP) + 20
+        x = LEFT
+        for text, size in ((f"{n} {first}", 14.35), ("A", 10.0), (f"TeX {second}", 14.35)):
+            page.insert_text((x, y), text, fontname="hebo", fontsize=size)
+            x += pymupdf.get_text_length(text, fontname="hebo", fontsize=size) + (1 if size < 14 else 0)
+        y += 18
+        page.insert_text((LEFT + 20, y), "MetaPost graphics", fontname="hebo", fontsize=14.35)
+        for row in prose(6):
+            y += 14
+            page.insert_text((LEFT, y), row.text, fontname="helv", fontsize=10)
+    path = tmp_path / "wrapped.pdf"
+    doc.save(path)
+    doc.close()
+    assert [t for _, t in tree(path)] == [
+        "5 Your LATeX packages and macros used within MetaPost graphics",
+        "6 Controlling the LATeX graphics of the package MetaPost graphics"]
+
+
 def test_a_listing_whose_line_number_reaches_a_section_number_does_not_take_the_sections(
         tmp_path: Path) -> None:
     """documentmetadata-support-code (texlive, seed 67): sections 1-3 in 14 pt bold, then the
