@@ -16,6 +16,7 @@ from hiqa.formats.pdf.lines import (
     _SPACES,
     BODY,
     FURNITURE,
+    WORD,
     Line,
 )
 from hiqa.formats.statements import family
@@ -121,7 +122,6 @@ def _mark_section_heads(lines: Sequence[Line], margin: Sequence[int],
                 ln.role = FURNITURE
 
 
-_WORD = re.compile(r"[^\W\d_]{3,}")
 _TWO_TITLES = "\x00two titles"  # the heads made of two titles, counted together
 
 
@@ -133,7 +133,7 @@ def _two_titles(key: str, titles: dict[str, Line]) -> Line | None:
     for k in range(1, len(words)):
         first, second = titles.get(" ".join(words[:k])), titles.get(" ".join(words[k:]))
         if (first is not None and second is not None  # titles in words, not a table's years
-                and _WORD.search(first.text) and _WORD.search(second.text)):
+                and WORD.search(first.text) and WORD.search(second.text)):
             return min(first, second, key=lambda t: (t.size, t.bold))
     return None
 

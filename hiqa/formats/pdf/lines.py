@@ -46,6 +46,7 @@ _DOTTED = re.compile(r"^(?P<n>(?:\d{1,3}|[A-Z])(?:\.\d{1,3})+)\.?(?=\s|$)")
 _PLAIN = re.compile(r"^(?P<n>\d{1,2})\.?(?=\s+\S)")
 _ROMAN = re.compile(r"^(?P<n>[IVXLC]{1,6})\.(?=\s+\S)")
 _CJK_LABEL = re.compile(r"^第\s*(?P<n>\d{1,3}|[〇零一二三四五六七八九十百]{1,4})\s*[章节](?=\s*\S)")
+WORD = re.compile(r"[^\W\d_]{3,}")  # a word of three letters or more, not a number
 """A chapter's or section's label in Chinese ("第2节 使用示例", "第一章 绪论"), as "Chapter 2"."""
 _LABEL_ONLY = re.compile(
     rf"^(?:(?:{_LABEL_WORDS})\s+(?:\d{{1,3}}(?:\.\d{{1,3}})*|[IVXLC]{{1,6}}|[A-Z])"

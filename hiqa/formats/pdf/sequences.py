@@ -18,10 +18,9 @@ from collections.abc import Set as AbstractSet
 
 from hiqa.formats.pdf.blocks import numbered_sequences
 from hiqa.formats.pdf.layout import HeadingCandidate, acceptable, alone, centred_in, join_title
-from hiqa.formats.pdf.lines import BODY, Line, bucket, numbering_depth, strip_numbering
+from hiqa.formats.pdf.lines import BODY, WORD, Line, bucket, numbering_depth, strip_numbering
 from hiqa.formats.pdf.title_lines import (
     PAGE_REF,
-    WORD,
     centred_on_page,
     heads_text,
     line_style,

@@ -9,10 +9,7 @@ import re
 from collections.abc import Sequence
 
 from hiqa.formats.pdf.layout import HeadingCandidate
-from hiqa.formats.pdf.lines import _MAX_HEADING_LINES, CENTRED, LARGE_RATIO, Line, bucket
-
-WORD = re.compile(r"[^\W\d_]{3,}")
-
+from hiqa.formats.pdf.lines import _MAX_HEADING_LINES, CENTRED, LARGE_RATIO, WORD, Line, bucket
 
 TIGHT = 0.5
 """A gap under half a line's height between two rows: no space sets them apart."""
