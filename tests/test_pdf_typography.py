@@ -562,6 +562,20 @@ def _unflagged_typewriter() -> bytes:
     return bytes(data)
 
 
+def _save_renamed(doc: pymupdf.Document, path: Path, name: str) -> list[dict]:
+    """Save ``doc`` with its embedded DejaVu Sans Mono named ``name``, as a producer that
+    embeds a typewriter face under its own name does; the first page's spans in that face."""
+    for xref in range(1, doc.xref_length()):
+        for key in ("BaseFont", "FontName"):
+            kind, value = doc.xref_get_key(xref, key)
+            if kind == "name" and "Mono" in value:
+                doc.xref_set_key(xref, key, f"/{name}")
+    doc.save(path)
+    doc.close()
+    return [s for b in pymupdf.open(path)[0].get_text("dict")["blocks"] for ln in b["lines"]
+            for s in ln["spans"] if s["font"] == name]
+
+
 def test_listings_in_a_typewriter_face_nothing_names_are_code(tmp_path: Path) -> None:
     """gbt7714's manual (texlive, seed 17) sets its listings in Menlo, which XeTeX embeds with
     neither the fixed-pitch flag nor a name the typewriter test knows.  Its listings then
@@ -587,16 +601,8 @@ def test_listings_in_a_typewriter_face_nothing_names_are_code(tmp_path: Path) ->
         for line in code:
             y += 11
             page.insert_text((LEFT + 10, y), line, fontname="Menlo", fontsize=9)
-    for xref in range(1, doc.xref_length()):
-        for key in ("BaseFont", "FontName"):
-            kind, value = doc.xref_get_key(xref, key)
-            if kind == "name" and "Mono" in value:
-                doc.xref_set_key(xref, key, "/Menlo")
     path = tmp_path / "menlo.pdf"
-    doc.save(path)
-    doc.close()
-    spans = [s for b in pymupdf.open(path)[0].get_text("dict")["blocks"] for ln in b["lines"]
-             for s in ln["spans"] if s["font"] == "Menlo"]
+    spans = _save_renamed(doc, path, "Menlo")
     assert spans and not any(s["flags"] & 8 for s in spans)  # nothing says typewriter
     document = parse_pdf(path, path.name)
     assert [h.title for h in document.headings] == ["1 Usage", "2 Options", "3 Styles"]
@@ -630,16 +636,8 @@ def test_a_face_named_typewriter_is_code_where_its_glyphs_cannot_tell(tmp_path: 
             for line in ("{ \\__wm_set:nn {#1} {#2} }", "\\__wm_show:n {page}"):
                 y += 11
                 page.insert_text((LEFT + 20, y), line, fontname="Typo", fontsize=9)
-    for xref in range(1, doc.xref_length()):
-        for key in ("BaseFont", "FontName"):
-            kind, value = doc.xref_get_key(xref, key)
-            if kind == "name" and "Mono" in value:
-                doc.xref_set_key(xref, key, "/CMUTypewriter-Light")
     path = tmp_path / "typewriter.pdf"
-    doc.save(path)
-    doc.close()
-    spans = [s for b in pymupdf.open(path)[0].get_text("dict")["blocks"] for ln in b["lines"]
-             for s in ln["spans"] if "Typewriter" in s["font"]]
+    spans = _save_renamed(doc, path, "CMUTypewriter-Light")
     assert spans and not any(s["flags"] & 8 for s in spans)  # nothing but the name says so
     assert [t for _, t in tree(path)] == ["1 Usage", "2 Commands", "3 Implementation"]
 
