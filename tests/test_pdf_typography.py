@@ -881,3 +881,24 @@ def test_sections_labelled_in_chinese_are_numbered_sections(tmp_path: Path) -> N
     assert tree(write(tmp_path / "xmu.pdf", rows)) == [
         (1, "厦门大学论文模板使用说明"), (2, "第1 节 介绍"), (3, "1.1 历史"), (3, "1.2 问题"),
         (2, "第2 节 使用示例"), (3, "2.1 最小示例"), (2, "第3 节 文档选项")]
+
+
+def test_chinese_paragraphs_in_a_larger_type_than_the_index_are_not_headings(
+    tmp_path: Path,
+) -> None:
+    """wrapstuff (texlive seed 89) sets its Chinese prose in 10.5 pt over an index in 9 pt that
+    holds more text: the prose is the larger type, and counted by spaces a Chinese sentence
+    of 37 characters was one "word" and no sentence ("。" is a full stop too), so each
+    paragraph became a heading.  Chinese sets no spaces: a word to two characters."""
+    said = ["设置绕排内容的宽度，初始值为零，代表自然宽度，此时环境内的内容只能有一行。",
+            "如果当前正文段落的行数不够，它的作用会延续到下一段，这可能导致意外结果。",
+            "本宏包兼容多种浮动体宏包，并试图兼容显示数学公式和各种列表环境的绕排。"]
+    titles = ["第1节 基本用法", "第2节 选项说明", "第3节 代码实现"]
+    rows: list[Row] = []
+    for title in titles:
+        rows += [Row(title, font="china-s", size=14, space=14),
+                 *(Row(t, font="china-s", size=10.5, space=6) for t in said)]
+    rows += [heading("Index", new_page=True),
+             *(Row(f"\\wrapstuff{n}  {n + 3}, {n + 7}, {n + 12}", size=9, indent=n % 2 * 240)
+               for n in range(300))]
+    assert tree(write(tmp_path / "zh.pdf", rows)) == [(1, t) for t in [*titles, "Index"]]

@@ -35,6 +35,7 @@ from hiqa.formats.pdf.lines import (
     _SPACES,
     BODY,
     CENTRED,
+    FULL_STOP,
     HEADING,
     LARGE_RATIO,
     MAX_LEVEL,
@@ -44,6 +45,7 @@ from hiqa.formats.pdf.lines import (
     norm_title,
     numbering_depth,
     strip_numbering,
+    word_count,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -285,8 +287,7 @@ def _add_plain_numbered(
         if not m or m.group("n").rsplit(".", 1)[0] not in known:
             continue
         cand = HeadingCandidate(i, i, ln.text, _style(ln), numbering_depth(ln.text), False)
-        words = ln.text.split()
-        if len(words) > 12 or ln.text.endswith(".") or not acceptable(cand, lines):
+        if word_count(ln.text) > 12 or ln.text.endswith(FULL_STOP) or not acceptable(cand, lines):
             continue
         added.append(cand)
         known.add(m.group("n"))
@@ -331,13 +332,13 @@ def acceptable(c: HeadingCandidate, lines: Sequence[Line], apart: bool = False) 
     letters = sum(ch.isalpha() for ch in bare)
     if letters < 2 or letters < 0.4 * non_space:
         return False
-    words = t.split()
-    if len(words) > 25 or t.endswith((",", ";")):
+    words = word_count(t)
+    if words > 25 or t.endswith((",", ";", "\uff0c", "\uff1b")):  # , ; ， ；
         return False
     if t.endswith(":") and not (not c.large and c.depth is None and _introduces_block(c, lines)):
         return False
-    if t.endswith(".") and len(words) > 10:
-        return False
+    if t.endswith(FULL_STOP) and (words > 10 or c.depth is None and not t.endswith(".")):
+        return False  # a sentence; an unnumbered Chinese or Japanese heading takes no full stop
     if c.large:
         return True
     # body-size bold: only numbered titles, or a short stand-alone line that reads like a title
@@ -349,8 +350,8 @@ def acceptable(c: HeadingCandidate, lines: Sequence[Line], apart: bool = False) 
     )
     return (
         on_its_own
-        and len(words) <= 12
-        and not t.endswith(".")
+        and words <= 12
+        and not t.endswith(FULL_STOP)
         and ": " not in t
         and (t[0].isupper() or t[0].isdigit() or bool(_ELEMENT.match(t)) or first.code)
     )

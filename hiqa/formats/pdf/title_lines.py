@@ -9,7 +9,15 @@ import re
 from collections.abc import Sequence
 
 from hiqa.formats.pdf.layout import HeadingCandidate
-from hiqa.formats.pdf.lines import _MAX_HEADING_LINES, CENTRED, LARGE_RATIO, WORD, Line, bucket
+from hiqa.formats.pdf.lines import (
+    _MAX_HEADING_LINES,
+    CENTRED,
+    LARGE_RATIO,
+    WORD,
+    Line,
+    bucket,
+    word_count,
+)
 
 TIGHT = 0.5
 """A gap under half a line's height between two rows: no space sets them apart."""
@@ -67,7 +75,7 @@ def title_end(lines: Sequence[Line], i: int) -> int | None:
         end += 1
         if end - i + 1 > _MAX_HEADING_LINES:
             return None
-    words = max(len(lines[k].text.split()) for k in range(i, end + 1))
+    words = max(word_count(lines[k].text) for k in range(i, end + 1))
     if words > MAX_TITLE_WORDS or lines[end].text.endswith(SENTENCE_END):
         return None
     return end
