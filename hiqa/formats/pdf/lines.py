@@ -301,7 +301,7 @@ class FixedPitch:
                 for span in line.get("spans", ()):
                     text, size = span.get("text", ""), float(span.get("size", 0.0))
                     font = span.get("font", "")
-                    if (size <= 0 or font in self.fonts or len(text) < 4
+                    if (size <= 0 or font in self.fonts or len(text) < 4 or text != text.strip()
                             or not _NARROW.search(text) or not _WIDE.search(text)
                             or text_width(text) != len(text)):
                         continue
