@@ -902,3 +902,34 @@ def test_chinese_paragraphs_in_a_larger_type_than_the_index_are_not_headings(
              *(Row(f"\\wrapstuff{n}  {n + 3}, {n + 7}, {n + 12}", size=9, indent=n % 2 * 240)
                for n in range(300))]
     assert tree(write(tmp_path / "zh.pdf", rows)) == [(1, t) for t in [*titles, "Index"]]
+
+
+def test_first_lines_of_indented_paragraphs_in_a_larger_type_are_not_headings(
+    tmp_path: Path,
+) -> None:
+    """wrapstuff (texlive seed 89) sets its prose a size above an index that holds more text.
+    A paragraph's first line, indented, runs to the column's edge and the next starts an
+    indent to its left: the two cannot be one title, and the first line stood alone as a
+    heading, the index's letters under it rather than under "代码索引".  Such a line opens a
+    paragraph; the paragraph is passed over whole."""
+    said = {"Installation": [
+                "Set the pump on a level base near the well and bolt its feet to the slab so it",
+                "cannot walk when it runs, then join the suction pipe and the delivery pipe.",
+                "Tighten every union by hand."],
+            "Operation": [
+                "Open the delivery valve a quarter turn, prime the casing with clean water and",
+                "start the motor; the pressure rises within a minute and the valve may then",
+                "open fully."],
+            "Servicing": [
+                "Drain the casing before frost, grease both bearings every season and replace",
+                "the seal when water weeps from the shaft, which it does after some years of",
+                "steady use."]}
+    rows: list[Row] = []
+    for title, text in said.items():
+        rows += [heading(title), *(Row(line, size=10.5, space=0 if k else 4, indent=0 if k else 20)
+                                   for k, line in enumerate(text))]
+    rows += [heading("Index", new_page=True),
+             *(Row(f"\\pump{n}  {n + 3}, {n + 7}, {n + 12}", size=9, indent=n % 2 * 240)
+               for n in range(900))]
+    assert tree(write(tmp_path / "indented.pdf", rows)) == [
+        (1, "Installation"), (1, "Operation"), (1, "Servicing"), (1, "Index")]

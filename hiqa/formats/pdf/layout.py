@@ -165,6 +165,12 @@ def _candidates(
             parts.append(nxt.text)
             if last - i + 1 > _MAX_HEADING_LINES:
                 break
+        if _indented_paragraph(lines, last, column):
+            last += 1  # and the rest of the paragraph
+            while last + 1 < n and _same_paragraph(lines[last], lines[last + 1]):
+                last += 1
+            i = last + 1
+            continue
         if last - i + 1 > _MAX_HEADING_LINES:
             # a paragraph set in a large font: skip the whole run
             while (
@@ -197,6 +203,31 @@ section; one capital alone is an index's letter or a figure's panel)."""
 def capitals(title: str) -> bool:
     letters = [ch for ch in strip_numbering(title) if ch.isalpha()]
     return len(letters) >= CAPITALS and all(ch.isupper() for ch in letters)
+
+
+def _indented_paragraph(lines: Sequence[Line], last: int, column: tuple[float, float]) -> bool:
+    """``lines[last]`` runs to the text column's right edge and the next line, right under it
+    in its block and type, starts an em or more to its left: the first line of a paragraph
+    indented as paragraphs are, not a title (wrapstuff's Chinese prose, indented two
+    characters, in a larger type than its index)."""
+    if last + 1 >= len(lines):
+        return False
+    cur, nxt = lines[last], lines[last + 1]
+    return (
+        _same_paragraph(cur, nxt)
+        and cur.x0 - nxt.x0 >= max(cur.size, 4.0)
+        and column[1] - cur.x1 <= cur.size
+    )
+
+
+def _same_paragraph(cur: Line, nxt: Line) -> bool:
+    """``nxt`` goes on under ``cur``: its block, its type, no space between."""
+    return (
+        nxt.block == cur.block
+        and nxt.page == cur.page
+        and _same_style(nxt, cur)
+        and -0.5 * cur.height < nxt.y0 - cur.y1 < 0.8 * cur.height
+    )
 
 
 def _starts_apart(first: Line, cur: Line, nxt: Line, column: tuple[float, float]) -> bool:
