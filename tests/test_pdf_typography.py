@@ -8,6 +8,7 @@ larger, listings in Courier.  Each test builds a document where a rule of
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Sequence
 from pathlib import Path
@@ -608,6 +609,49 @@ def test_listings_in_a_typewriter_face_nothing_names_are_code(tmp_path: Path) ->
     assert [h.title for h in document.headings] == ["1 Usage", "2 Options", "3 Styles"]
     fenced = document.markdown.split("```")[1::2]  # the code blocks' insides
     assert len(fenced) == 3 and all(block.strip().splitlines() == code for block in fenced)
+
+
+def test_a_space_across_a_gap_does_not_hide_a_typewriter_face(tmp_path: Path) -> None:
+    """emisa's manual (texlive seed 51) sets 80,000 characters of listings in newtxtt, which
+    nothing names nor flags fixed-pitch.  Many of its spans open with a space MuPDF puts
+    across the gap before them, as wide as the gap: measured with it, the face's advance
+    spread 0.476-0.532 em and it never read as fixed-pitch; the listings were prose.  Spans
+    with a space at either end are not measured.  (Every other listing line here opens with
+    a space glyph kerned wider; the face is known once five clean spans holding a narrow and
+    a wide letter agree, on the second page.)"""
+    font = _unflagged_typewriter()
+    code = ["\\documentclass{article}", "\\usepackage[sort&compress]{gbt7714}",
+            "\\bibliographystyle{gbt7714-numerical}", "\\begin{document}",
+            "\\cite{knuth84} wrote a famous book on typesetting with TeX.",
+            "\\bibliography{bibfile}", "\\end{document}", "% a comment line with words"] * 2
+    doc = pymupdf.open()
+    spaced: list[bool] = []
+    for n, title in enumerate(["Usage", "Options", "Styles"], 1):
+        page, y = doc.new_page(width=WIDTH, height=HEIGHT), float(TOP)
+        page.insert_font(fontname="Menlo", fontbuffer=font)
+        y += 30
+        page.insert_text((LEFT, y), f"{n} {title}", fontname="hebo", fontsize=14)
+        for k, row in enumerate(prose(2) * 2):
+            y += 15 + (8 if k == 2 else 0)
+            page.insert_text((LEFT, y), row.text, fontname="helv", fontsize=10.5)
+        y += 6
+        for line in code:
+            y += 11
+            page.insert_text((LEFT + 10, y), line, fontname="Menlo", fontsize=9)
+        for xref in page.get_contents():  # a space glyph (id 3), kerned 0.7 em wider
+            parts = re.split(rb"(/Menlo [\d.]+ Tf \[)", doc.xref_stream(xref))
+            out = parts[0]
+            for k in range(1, len(parts), 2):
+                spaced.append(not spaced or not spaced[-1])
+                out += parts[k] + (b"<0003> -700 " if spaced[-1] else b"") + parts[k + 1]
+            doc.update_stream(xref, out)
+    path = tmp_path / "spaced.pdf"
+    spans = _save_renamed(doc, path, "Menlo")
+    assert sum(s["text"].startswith(" ") for s in spans) == len(code) // 2  # half of page 1's
+    document = parse_pdf(path, path.name)
+    assert [h.title for h in document.headings] == ["1 Usage", "2 Options", "3 Styles"]
+    fenced = document.markdown.split("```")[1::2]  # the code blocks' insides
+    assert [[ln.strip() for ln in block.strip().splitlines()] for block in fenced] == [code, code]
 
 
 def test_a_face_named_typewriter_is_code_where_its_glyphs_cannot_tell(tmp_path: Path) -> None:
