@@ -11,11 +11,13 @@ from hiqa.cli.main import main
 from hiqa.errors import HiqaError
 from hiqa.eval.runner import (
     VARIANTS,
+    Evaluator,
     Gold,
     GoldJudge,
     Question,
     load_questions,
     path_matches,
+    reader_digest,
     run_eval,
     sample_kb,
 )
@@ -215,3 +217,27 @@ def test_the_cli_grid_heat_map_marks_the_best_cell_without_a_script():
     outlined = re.findall(r"<td[^>]*outline[^>]*>([0-9.]+)</td>", page)
     assert outlined == ["0.900"] and "Best log_rank: 0.900" in page
     assert "<script" not in page
+
+
+def test_a_cached_evaluation_index_is_the_current_readers(settings, corpus, tmp_path):
+    """A collection skips files it holds unchanged, so an evaluation index cached in a data
+    dir kept the Markdown of the reader that built it: the filings re-run after a reader
+    change scored the old parse.  The index's name carries a digest of the reader's code,
+    which any change to it moves."""
+    tree = tmp_path / "pkg"
+    (tree / "formats" / "pdf").mkdir(parents=True)
+    (tree / "augment.py").write_text("SEGMENT_FORMAT = 3\n")
+    (tree / "formats" / "pdf" / "layout.py").write_text("LARGE_RATIO = 1.08\n")
+    before = reader_digest(tree)
+    assert reader_digest(tree) == before
+    (tree / "formats" / "pdf" / "layout.py").write_text("LARGE_RATIO = 1.10\n")
+    assert reader_digest(tree) != before
+    (tree / "formats" / "pdf" / "layout.py").write_text("LARGE_RATIO = 1.08\n")
+    (tree / "formats" / "pdf" / "blocks.py").write_text("\n")  # a module added
+    assert reader_digest(tree) != before
+
+    qfile = tmp_path / "q.jsonl"
+    qfile.write_text(json.dumps({"id": "q1", "question": "print the newline counts",
+                                 "gold": [{"doc": "wc.1.md", "section": ["OPTIONS"]}]}) + "\n")
+    name = Evaluator(corpus, qfile, settings=settings).collection("hca").name
+    assert name.endswith(f"-r{reader_digest()}")

@@ -172,6 +172,18 @@ def corpus_hash(files: Iterable[Path], root: Path) -> str:
     return h.hexdigest()[:12]
 
 
+def reader_digest(root: Path | None = None) -> str:
+    """A digest of the code that turns files into segments (``formats/``, ``augment.py`` under
+    ``root``, the ``hiqa`` package).  A collection skips a file it holds unchanged, so a cached
+    evaluation index built by an earlier reader would be scored as this one's (filings
+    re-run after a reader change scored the old Markdown): its name carries this digest."""
+    root = root or Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for f in sorted([*(root / "formats").rglob("*.py"), root / "augment.py"]):
+        h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:8]
+
+
 def fusion_weights(routes: str, alpha: float, beta: float) -> tuple[float, float]:
     return {"dense": (1.0, 0.0), "bm25": (0.0, 0.0), "hybrid": (alpha, 0.0),
             "full": (alpha, beta)}[routes]
@@ -305,9 +317,9 @@ class Evaluator:
 
     def collection(self, strategy: str) -> Collection:
         if strategy not in self._collections:
-            # the segment format is part of the name: a cached index of older segments is
-            # never scored as if it were this code's
-            name = f"{strategy}-{self.embedder}-{self.hash}-f{SEGMENT_FORMAT}"
+            # the segment format and the reader are part of the name: a cached index of older
+            # segments, or of an earlier reader's, is never scored as if it were this code's
+            name = f"{strategy}-{self.embedder}-{self.hash}-f{SEGMENT_FORMAT}-r{reader_digest()}"
             col = Collection(name, self.settings, create=True, strategy=strategy,
                              embedder=self.embedder)
 
