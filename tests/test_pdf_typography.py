@@ -577,18 +577,15 @@ def _save_renamed(doc: pymupdf.Document, path: Path, name: str) -> list[dict]:
             for s in ln["spans"] if s["font"] == name]
 
 
-def test_listings_in_a_typewriter_face_nothing_names_are_code(tmp_path: Path) -> None:
-    """gbt7714's manual (texlive, seed 17) sets its listings in Menlo, which XeTeX embeds with
-    neither the fixed-pitch flag nor a name the typewriter test knows.  Its listings then
-    read as prose (113 headings for 37: they carried most of the text and made the prose
-    "larger than the text"), their lines run together into paragraphs.  The face is measured
-    instead: spans of different make-up, narrow letters or wide, all take one advance per
-    character; the listings are code blocks, line by line."""
-    font = _unflagged_typewriter()
-    code = ["\\documentclass{article}", "\\usepackage[sort&compress]{gbt7714}",
-            "\\bibliographystyle{gbt7714-numerical}", "\\begin{document}",
-            "\\cite{knuth84} wrote a famous book on typesetting with TeX.",
-            "\\bibliography{bibfile}", "\\end{document}", "% a comment line with words"] * 2
+LISTING = ["\\documentclass{article}", "\\usepackage[sort&compress]{gbt7714}",
+           "\\bibliographystyle{gbt7714-numerical}", "\\begin{document}",
+           "\\cite{knuth84} wrote a famous book on typesetting with TeX.",
+           "\\bibliography{bibfile}", "\\end{document}", "% a comment line with words"] * 2
+
+
+def _manual_with_listings(font: bytes) -> pymupdf.Document:
+    """Three sections, each two short paragraphs over ``LISTING`` set 9 pt in ``font``
+    (inserted as "Menlo")."""
     doc = pymupdf.open()
     for n, title in enumerate(["Usage", "Options", "Styles"], 1):
         page, y = doc.new_page(width=WIDTH, height=HEIGHT), float(TOP)
@@ -599,16 +596,27 @@ def test_listings_in_a_typewriter_face_nothing_names_are_code(tmp_path: Path) ->
             y += 15 + (8 if k == 2 else 0)
             page.insert_text((LEFT, y), row.text, fontname="helv", fontsize=10.5)
         y += 6
-        for line in code:
+        for line in LISTING:
             y += 11
             page.insert_text((LEFT + 10, y), line, fontname="Menlo", fontsize=9)
+    return doc
+
+
+def test_listings_in_a_typewriter_face_nothing_names_are_code(tmp_path: Path) -> None:
+    """gbt7714's manual (texlive, seed 17) sets its listings in Menlo, which XeTeX embeds with
+    neither the fixed-pitch flag nor a name the typewriter test knows.  Its listings then
+    read as prose (113 headings for 37: they carried most of the text and made the prose
+    "larger than the text"), their lines run together into paragraphs.  The face is measured
+    instead: spans of different make-up, narrow letters or wide, all take one advance per
+    character; the listings are code blocks, line by line."""
+    doc = _manual_with_listings(_unflagged_typewriter())
     path = tmp_path / "menlo.pdf"
     spans = _save_renamed(doc, path, "Menlo")
     assert spans and not any(s["flags"] & 8 for s in spans)  # nothing says typewriter
     document = parse_pdf(path, path.name)
     assert [h.title for h in document.headings] == ["1 Usage", "2 Options", "3 Styles"]
     fenced = document.markdown.split("```")[1::2]  # the code blocks' insides
-    assert len(fenced) == 3 and all(block.strip().splitlines() == code for block in fenced)
+    assert len(fenced) == 3 and all(block.strip().splitlines() == LISTING for block in fenced)
 
 
 def test_a_space_across_a_gap_does_not_hide_a_typewriter_face(tmp_path: Path) -> None:
@@ -619,25 +627,9 @@ def test_a_space_across_a_gap_does_not_hide_a_typewriter_face(tmp_path: Path) ->
     with a space at either end are not measured.  (Every other listing line here opens with
     a space glyph kerned wider; the face is known once five clean spans holding a narrow and
     a wide letter agree, on the second page.)"""
-    font = _unflagged_typewriter()
-    code = ["\\documentclass{article}", "\\usepackage[sort&compress]{gbt7714}",
-            "\\bibliographystyle{gbt7714-numerical}", "\\begin{document}",
-            "\\cite{knuth84} wrote a famous book on typesetting with TeX.",
-            "\\bibliography{bibfile}", "\\end{document}", "% a comment line with words"] * 2
-    doc = pymupdf.open()
+    doc = _manual_with_listings(_unflagged_typewriter())
     spaced: list[bool] = []
-    for n, title in enumerate(["Usage", "Options", "Styles"], 1):
-        page, y = doc.new_page(width=WIDTH, height=HEIGHT), float(TOP)
-        page.insert_font(fontname="Menlo", fontbuffer=font)
-        y += 30
-        page.insert_text((LEFT, y), f"{n} {title}", fontname="hebo", fontsize=14)
-        for k, row in enumerate(prose(2) * 2):
-            y += 15 + (8 if k == 2 else 0)
-            page.insert_text((LEFT, y), row.text, fontname="helv", fontsize=10.5)
-        y += 6
-        for line in code:
-            y += 11
-            page.insert_text((LEFT + 10, y), line, fontname="Menlo", fontsize=9)
+    for page in doc:
         for xref in page.get_contents():  # a space glyph (id 3), kerned 0.7 em wider
             parts = re.split(rb"(/Menlo [\d.]+ Tf \[)", doc.xref_stream(xref))
             out = parts[0]
@@ -647,11 +639,11 @@ def test_a_space_across_a_gap_does_not_hide_a_typewriter_face(tmp_path: Path) ->
             doc.update_stream(xref, out)
     path = tmp_path / "spaced.pdf"
     spans = _save_renamed(doc, path, "Menlo")
-    assert sum(s["text"].startswith(" ") for s in spans) == len(code) // 2  # half of page 1's
+    assert sum(s["text"].startswith(" ") for s in spans) == len(LISTING) // 2  # half of page 1's
     document = parse_pdf(path, path.name)
     assert [h.title for h in document.headings] == ["1 Usage", "2 Options", "3 Styles"]
     fenced = document.markdown.split("```")[1::2]  # the code blocks' insides
-    assert [[ln.strip() for ln in block.strip().splitlines()] for block in fenced] == [code, code]
+    assert [[ln.strip() for ln in block.strip().splitlines()] for block in fenced] == [LISTING] * 2
 
 
 def test_a_face_named_typewriter_is_code_where_its_glyphs_cannot_tell(tmp_path: Path) -> None:
