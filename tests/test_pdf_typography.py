@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pymupdf
+import pytest
 
+from hiqa.formats.pdf.lines import word_count
 from hiqa.formats.pdf.reader import parse_pdf
 
 WIDTH, HEIGHT, LEFT, TOP, BOTTOM = 595, 842, 72, 72, 780
@@ -919,6 +921,18 @@ def test_sections_labelled_in_chinese_are_numbered_sections(tmp_path: Path) -> N
         (2, "第2 节 使用示例"), (3, "2.1 最小示例"), (2, "第3 节 文档选项")]
 
 
+@pytest.mark.parametrize(("text", "words"), [
+    ("Unpacking the pump", 3),
+    ("« Il a dit » bonjour", 6),  # no ideograph: counted by spaces, as before
+    ("基本用法", 2),  # "basic usage": two words of two characters
+    ("第1 节 基本用法", 4),
+    ("关于“双减”政策的通知", 5),  # quotes are no words
+    ("设置绕排内容的宽度，初始值为0 pt，代表自然宽度。", 12),
+])
+def test_words_of_chinese_are_two_characters_long(text: str, words: int) -> None:
+    assert word_count(text) == words
+
+
 def test_chinese_paragraphs_in_a_larger_type_than_the_index_are_not_headings(
     tmp_path: Path,
 ) -> None:
@@ -951,15 +965,15 @@ def test_first_lines_of_indented_paragraphs_in_a_larger_type_are_not_headings(
     said = {"Installation": [
                 "Set the pump on a level base near the well and bolt its feet to the slab so it",
                 "cannot walk when it runs, then join the suction pipe and the delivery pipe.",
-                "Tighten every union by hand."],
+                "Tighten every union by hand"],
             "Operation": [
                 "Open the delivery valve a quarter turn, prime the casing with clean water and",
                 "start the motor; the pressure rises within a minute and the valve may then",
-                "open fully."],
+                "open fully"],
             "Servicing": [
                 "Drain the casing before frost, grease both bearings every season and replace",
                 "the seal when water weeps from the shaft, which it does after some years of",
-                "steady use."]}
+                "steady use"]}
     rows: list[Row] = []
     for title, text in said.items():
         rows += [heading(title), *(Row(line, size=10.5, space=0 if k else 4, indent=0 if k else 20)

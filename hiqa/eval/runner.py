@@ -172,14 +172,21 @@ def corpus_hash(files: Iterable[Path], root: Path) -> str:
     return h.hexdigest()[:12]
 
 
+READER = ("formats", "augment.py", "tokenize.py", "model.py")
+"""What turns files into segments, under the ``hiqa`` package: the readers, the segmenter and
+what it counts and builds with."""
+
+
 def reader_digest(root: Path | None = None) -> str:
-    """A digest of the code that turns files into segments (``formats/``, ``augment.py`` under
-    ``root``, the ``hiqa`` package).  A collection skips a file it holds unchanged, so a cached
-    evaluation index built by an earlier reader would be scored as this one's (filings
-    re-run after a reader change scored the old Markdown): its name carries this digest."""
+    """A digest of ``READER``'s Python files under ``root`` (the ``hiqa`` package).  A
+    collection skips a file it holds unchanged, so a cached evaluation index built by an
+    earlier reader would be scored as this one's (filings re-run after a reader change scored
+    the old Markdown): its name carries this digest."""
     root = root or Path(__file__).resolve().parent.parent
     h = hashlib.sha256()
-    for f in sorted([*(root / "formats").rglob("*.py"), root / "augment.py"]):
+    files = [f for part in READER for f in ((root / part).rglob("*.py") if (root / part).is_dir()
+                                            else [root / part]) if f.is_file()]
+    for f in sorted(files):
         h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes())
     return h.hexdigest()[:8]
 
@@ -284,6 +291,7 @@ class Evaluator:
         if missing:
             raise HiqaError(f"questions name documents missing from the corpus: {', '.join(missing[:5])}")
         self.hash = corpus_hash(self.files, self.corpus)
+        self.reader = reader_digest()
         self._docs: dict[str, Document] | None = None
         self.unmapped: list[dict[str, str]] = []  # questions left out: no gold section found
         self._collections: dict[str, Collection] = {}
@@ -319,7 +327,7 @@ class Evaluator:
         if strategy not in self._collections:
             # the segment format and the reader are part of the name: a cached index of older
             # segments, or of an earlier reader's, is never scored as if it were this code's
-            name = f"{strategy}-{self.embedder}-{self.hash}-f{SEGMENT_FORMAT}-r{reader_digest()}"
+            name = f"{strategy}-{self.embedder}-{self.hash}-f{SEGMENT_FORMAT}-r{self.reader}"
             col = Collection(name, self.settings, create=True, strategy=strategy,
                              embedder=self.embedder)
 

@@ -49,7 +49,8 @@ _CJK_LABEL = re.compile(r"^第\s*(?P<n>\d{1,3}|[〇零一二三四五六七八�
 """A chapter's or section's label in Chinese ("第2节 使用示例", "第一章 绪论"), as "Chapter 2"."""
 WORD = re.compile(r"[^\W\d_]{3,}")  # a word of three letters or more, not a number
 _CJK_RUN = re.compile(f"[{CJK}]+")
-_CJK_STOPS = re.compile("[\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]")  # 、。「」，：？…
+# CJK punctuation (、。「」), full-width forms (，：？［］～), quotes, dashes and the ellipsis
+_CJK_STOPS = re.compile("[\u3001-\u3003\u3008-\u3011\u3014-\u301f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\u2018-\u201f\u2014\u2026]")
 FULL_STOP = (".", "\u3002", "\uff0e")  # . 。 ．
 """What ends a sentence, in Latin and in Chinese or Japanese text."""
 _LABEL_ONLY = re.compile(
@@ -404,9 +405,9 @@ def word_count(text: str) -> int:
     """Words in ``text``: what stands between spaces, and in Chinese or Japanese, which set no
     spaces, one word to two characters (their words' common length).  Counted by spaces alone,
     a paragraph of Chinese prose was a "title" of five words (wrapstuff, texlive seed 89)."""
-    if text.isascii():
+    ideographs = sum(len(run) for run in _CJK_RUN.findall(text)) if not text.isascii() else 0
+    if not ideographs:
         return len(text.split())
-    ideographs = sum(len(run) for run in _CJK_RUN.findall(text))
     rest = _CJK_STOPS.sub(" ", _CJK_RUN.sub(" ", text)).split()
     return len(rest) + (ideographs + 1) // 2
 

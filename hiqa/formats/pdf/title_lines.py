@@ -12,6 +12,7 @@ from hiqa.formats.pdf.layout import HeadingCandidate
 from hiqa.formats.pdf.lines import (
     _MAX_HEADING_LINES,
     CENTRED,
+    FULL_STOP,
     LARGE_RATIO,
     WORD,
     Line,
@@ -31,7 +32,7 @@ def says(c: HeadingCandidate) -> bool:
 PAGE_REF = re.compile(r"^(.*\S)\s+[—–]?(?:\d{1,4}|[ivxlc]{1,6})$")
 
 
-SENTENCE_END = (".", ",", ";", ":", "。", "，", "；", "：", "！", "？")
+SENTENCE_END = (*FULL_STOP, ",", ";", ":", "，", "；", "：", "！", "？")
 
 MAX_TITLE_WORDS = 12
 """Words a numbered line may hold to read as a section's title rather than a list item's."""
