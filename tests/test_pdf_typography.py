@@ -983,3 +983,20 @@ def test_first_lines_of_indented_paragraphs_in_a_larger_type_are_not_headings(
                for n in range(900))]
     assert tree(write(tmp_path / "indented.pdf", rows)) == [
         (1, "Installation"), (1, "Operation"), (1, "Servicing"), (1, "Index")]
+
+
+def test_a_section_titled_in_one_chinese_character_is_a_heading(tmp_path: Path) -> None:
+    """familytree-ja (texlive seed 89) ends each chapter with a section "例" (examples): one
+    ideograph, which the two-letter floor for a title ("x", "A)") turned away, four sections
+    lost.  An ideograph is a word or half of one, not a letter."""
+    said = ["本宏包用于绘制家谱图，每个人物用一个盒子表示，盒子之间用线连接",
+            "人物盒子可以设置姓名、生卒年和附加信息，线的样式也可以调整"]
+    rows: list[Row] = []
+    for n, title in enumerate(["人物", "兄弟姉妹", "婚姻"], 1):
+        rows += [Row(f"{n} {title}", font="china-s", size=14, space=14),
+                 *(Row(t, font="china-s", size=10, space=4) for t in said),
+                 Row(f"{n}.1 例", font="china-s", size=12, space=10),
+                 *(Row(t, font="china-s", size=10, space=4) for t in said)]
+    assert tree(write(tmp_path / "ja.pdf", rows)) == [
+        (lv, t) for n, title in enumerate(["人物", "兄弟姉妹", "婚姻"], 1)
+        for lv, t in ((1, f"{n} {title}"), (2, f"{n}.1 例"))]

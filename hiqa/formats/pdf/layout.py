@@ -42,6 +42,7 @@ from hiqa.formats.pdf.lines import (
     FoundHeading,
     Line,
     bucket,
+    ideographs,
     norm_title,
     numbering_depth,
     strip_numbering,
@@ -360,7 +361,8 @@ def acceptable(c: HeadingCandidate, lines: Sequence[Line], apart: bool = False) 
         return False
     bare = strip_numbering(t)  # "7.2.1 AES": the number is not part of the words
     non_space = len(bare) - bare.count(" ")
-    letters = sum(ch.isalpha() for ch in bare)
+    # an ideograph is a word or half of one, not a letter: familytree-ja's sections "1.2 例"
+    letters = sum(ch.isalpha() for ch in bare) + ideographs(bare)
     if letters < 2 or letters < 0.4 * non_space:
         return False
     words = word_count(t)

@@ -405,11 +405,16 @@ def word_count(text: str) -> int:
     """Words in ``text``: what stands between spaces, and in Chinese or Japanese, which set no
     spaces, one word to two characters (their words' common length).  Counted by spaces alone,
     a paragraph of Chinese prose was a "title" of five words (wrapstuff, texlive seed 89)."""
-    ideographs = sum(len(run) for run in _CJK_RUN.findall(text)) if not text.isascii() else 0
-    if not ideographs:
+    n = ideographs(text)
+    if not n:
         return len(text.split())
     rest = _CJK_STOPS.sub(" ", _CJK_RUN.sub(" ", text)).split()
-    return len(rest) + (ideographs + 1) // 2
+    return len(rest) + (n + 1) // 2
+
+
+def ideographs(text: str) -> int:
+    """How many Chinese or Japanese characters (``tokenize.CJK``) ``text`` holds."""
+    return 0 if text.isascii() else sum(len(run) for run in _CJK_RUN.findall(text))
 
 
 def text_width(text: str) -> int:
