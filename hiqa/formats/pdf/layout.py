@@ -155,8 +155,7 @@ def _candidates(
                 if not (-0.5 * cur.height < gap < 3.0 * cur.height):
                     break
             elif (
-                not _same_style(nxt, cur)
-                or not (-0.5 * cur.height < gap < 0.8 * cur.height)
+                not _runs_on(cur, nxt)
                 or numbering_depth(nxt.text) is not None
                 or _LABEL_ONLY.match(nxt.text)
                 or _starts_apart(ln, cur, nxt, column)
@@ -221,14 +220,18 @@ def _indented_paragraph(lines: Sequence[Line], last: int, column: tuple[float, f
     )
 
 
-def _same_paragraph(cur: Line, nxt: Line) -> bool:
-    """``nxt`` goes on under ``cur``: its block, its type, no space between."""
+def _runs_on(cur: Line, nxt: Line) -> bool:
+    """``nxt`` could go on under ``cur``: its page, its type, no space between."""
     return (
-        nxt.block == cur.block
-        and nxt.page == cur.page
+        nxt.page == cur.page
         and _same_style(nxt, cur)
         and -0.5 * cur.height < nxt.y0 - cur.y1 < 0.8 * cur.height
     )
+
+
+def _same_paragraph(cur: Line, nxt: Line) -> bool:
+    """``nxt`` goes on under ``cur`` in its block."""
+    return nxt.block == cur.block and _runs_on(cur, nxt)
 
 
 def _starts_apart(first: Line, cur: Line, nxt: Line, column: tuple[float, float]) -> bool:
@@ -361,7 +364,7 @@ def acceptable(c: HeadingCandidate, lines: Sequence[Line], apart: bool = False) 
         return False
     bare = strip_numbering(t)  # "7.2.1 AES": the number is not part of the words
     non_space = len(bare) - bare.count(" ")
-    # an ideograph is a word or half of one, not a letter: familytree-ja's sections "1.2 例"
+    # an ideograph counts twice (a word or half of one): familytree-ja's sections "1.2 例"
     letters = sum(ch.isalpha() for ch in bare) + ideographs(bare)
     if letters < 2 or letters < 0.4 * non_space:
         return False
