@@ -1000,3 +1000,24 @@ def test_a_section_titled_in_one_chinese_character_is_a_heading(tmp_path: Path) 
     assert tree(write(tmp_path / "ja.pdf", rows)) == [
         (lv, t) for n, title in enumerate(["人物", "兄弟姉妹", "婚姻"], 1)
         for lv, t in ((1, f"{n} {title}"), (2, f"{n}.1 例"))]
+
+
+def test_numbered_run_in_titles_and_a_starred_section_keep_the_numbering_s_tree(
+        tmp_path: Path) -> None:
+    """currency (texlive, seed 97) sets "4.4.1 Punctuation." in italic body type, a run-in
+    title's full stop kept, and an unnumbered "Using a prefix" in the type of "4.4" between
+    4.4.1 and 4.4.2.  Before, the full stop made the first a sentence and the second took
+    4.4.2 … as its own.  A numbered line of four words or more ending in a full stop is
+    still a sentence."""
+    italic = {"font": "heit"}
+    rows = [heading("1 Pumps", 16), *prose(), heading("1.1 Parts", 13), *prose(),
+            Row("1.1.1 Seals.", space=10, **italic), *prose(),  # type: ignore[arg-type]
+            heading("Using a spare", 13), *prose(),
+            Row("1.1.2 Valves", space=10, **italic), *prose(),  # type: ignore[arg-type]
+            Row("1.1.3 Pipes", space=10, **italic), *prose(),  # type: ignore[arg-type]
+            Row("1.1.4 Turn the valve slowly.", space=10, **italic), *prose(),  # type: ignore[arg-type]
+            heading("2 Care", 16), *prose(6)]
+    assert tree(write(tmp_path / "run-in.pdf", rows)) == [
+        (1, "1 Pumps"), (2, "1.1 Parts"), (3, "1.1.1 Seals."), (3, "Using a spare"),
+        (3, "1.1.2 Valves"), (3, "1.1.3 Pipes"), (1, "2 Care")]
+

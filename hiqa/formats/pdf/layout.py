@@ -322,11 +322,26 @@ def _add_plain_numbered(
         if not m or m.group("n").rsplit(".", 1)[0] not in known:
             continue
         cand = HeadingCandidate(i, i, ln.text, _style(ln), numbering_depth(ln.text), False)
-        if word_count(ln.text) > 12 or ln.text.endswith(FULL_STOP) or not acceptable(cand, lines):
+        if word_count(ln.text) > 12 or _sentence(ln.text) or not acceptable(cand, lines):
             continue
         added.append(cand)
         known.add(m.group("n"))
     return sorted([*cands, *added], key=lambda c: c.first) if added else cands
+
+
+RUN_IN_WORDS = 3
+"""At most this many words before a full stop make a run-in title ("4.4.1 Punctuation."), not
+a sentence."""
+
+
+def _sentence(text: str) -> bool:
+    """A numbered line in the body's weight that ends in a full stop is a sentence ("1.2 Open
+    the file and save it."), unless its words are a run-in title's few, with no other stop
+    among them."""
+    if not text.endswith(FULL_STOP):
+        return False
+    bare = strip_numbering(text)[:-1]
+    return word_count(bare) > RUN_IN_WORDS or any(ch in bare for ch in FULL_STOP)
 
 
 def number_key(title: str) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from hiqa.formats.pdf.layout import HeadingCandidate
+from hiqa.formats.pdf.layout import HeadingCandidate, number_key
 from hiqa.formats.pdf.lines import section_number
 
 
@@ -167,3 +167,29 @@ def _lift_skipping_styles(cands: Sequence[HeadingCandidate], ranks: Sequence[Ran
         if target < level and level - 1 not in parents:
             for k in members:
                 levels[k] = target
+
+
+def keep_numbered_parents(kept: Sequence[tuple[HeadingCandidate, int]]
+                          ) -> list[tuple[HeadingCandidate, int]]:
+    """A numbered heading stays under the heading its number names ("4.4.2" under "4.4"): an
+    unnumbered heading between them set above it (currency's starred "Using a prefix", in the
+    style of "4.4", between 4.4.1 and 4.4.2) would take it and the numbered ones after it as
+    its own, so it moves down to the numbered heading's level and stands beside it.  Applied
+    to the headings kept (``typography._drop_continued`` has already kept a repeated title
+    once, at the level its style gives it)."""
+    cands = [c for c, _ in kept]
+    levels = [lv for _, lv in kept]
+    where: dict[str, int] = {}
+    for k, c in enumerate(cands):
+        key = number_key(c.title) if c.depth is not None else ""
+        if not key:
+            continue
+        parent = where.get(key.rsplit(".", 1)[0]) if "." in key else None
+        if parent is not None and levels[parent] < levels[k]:
+            between = range(parent + 1, k)
+            if all(levels[j] >= levels[k] for j in between if cands[j].depth is not None):
+                for j in between:
+                    if cands[j].depth is None and not cands[j].part and levels[j] < levels[k]:
+                        levels[j] = levels[k]
+        where[key] = k
+    return list(zip(cands, levels, strict=True))

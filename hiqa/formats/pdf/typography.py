@@ -58,7 +58,7 @@ from hiqa.formats.pdf.layout import (
     layout_candidates,
     text_column,
 )
-from hiqa.formats.pdf.levels import heading_levels
+from hiqa.formats.pdf.levels import heading_levels, keep_numbered_parents
 from hiqa.formats.pdf.lines import (
     _MAX_HEADING_LINES,
     BODY,
@@ -105,7 +105,8 @@ def typographic_headings(
     cands = with_face_headings(cands, lines, text, column, blocked)
     cands = without_stray_numbers(_without_byline(cands, lines, page_widths, text, column))
     levels = _back_matter(cands, heading_levels(cands))
-    kept = _with_index_letters(_drop_continued(cands, levels), lines, text)
+    kept = _with_index_letters(keep_numbered_parents(_drop_continued(cands, levels)), lines,
+                               text)
     return found_headings(lines, kept)
 
 
