@@ -35,6 +35,7 @@ from typing import Any
 import pymupdf
 
 from hiqa.errors import DocumentError, EncryptedDocumentError, ScannedDocumentError
+from hiqa.formats.pdf.accents import compose_accents
 from hiqa.formats.pdf.below_toc import deeper_headings, first_form_item, headings_within
 from hiqa.formats.pdf.figures import (
     FoundFigure,
@@ -234,9 +235,12 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
             height = float(page.rect.height) or 792.0
             textpage = page.get_textpage(flags=_TEXT_FLAGS)
             page_dict = page.get_text("dict", flags=_TEXT_FLAGS, textpage=textpage)
-            tracking = rejoin_letter_spaced(page_dict, functools.partial(
-                page.get_text, "rawdict", flags=_TEXT_FLAGS, textpage=textpage), tracking)
+            raw = functools.cache(functools.partial(
+                page.get_text, "rawdict", flags=_TEXT_FLAGS, textpage=textpage))
+            tracking = rejoin_letter_spaced(page_dict, raw, tracking)
+            compose_accents(page_dict, raw)
             drop_line_numbers(page_dict)
+            del raw
             del textpage
         except Exception:  # noqa: BLE001 - a damaged page is skipped with a warning
             scan.page_heights.append(792.0)

@@ -1,0 +1,117 @@
+"""Accents set as glyphs of their own read back as accented letters: "art´ıculos" ->
+"artículos".
+
+TeX's ``\\accent`` (and any typesetter building an accented letter from two glyphs, as OT1
+fonts require) places a spacing accent over a letter: the text layer then holds the accent
+and the bare letter side by side ("´ı", "¨u", "c¸"), a word that neither matches its outline
+entry nor any search for it.  The page's own geometry decides (character boxes of the text
+page's ``rawdict``), never a font name or producer: a spacing accent whose box is centred over
+a neighbouring letter's box is that letter's; "´" between two words, a backtick before code
+("`name`") sits beside its neighbours, not over them, and stays; an ASCII caret or tilde is
+never an accent glyph (TeX's are "ˆ" and "˜").  A
+dotless "ı" or "ȷ" under an accent is the accent's "i" or "j".  Only pairs with a Unicode
+precomposed letter are composed ("ˆx", a hat in mathematics, stays as it is)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from typing import Any
+
+_ABOVE = {
+    "\u00b4": "\u0301",  # ´ acute
+    "`": "\u0300",  # grave
+    "\u02cb": "\u0300",  # ˋ grave (modifier)
+    "\u00a8": "\u0308",  # ¨ diaeresis
+    "\u02c6": "\u0302",  # ˆ circumflex
+    "\u02dc": "\u0303",  # ˜ tilde
+    "\u02c7": "\u030c",  # ˇ caron
+    "\u02d8": "\u0306",  # ˘ breve
+    "\u02da": "\u030a",  # ˚ ring
+    "\u02dd": "\u030b",  # ˝ double acute
+    "\u00af": "\u0304",  # ¯ macron
+    "\u02c9": "\u0304",  # ˉ macron (modifier)
+    "\u02d9": "\u0307",  # ˙ dot above
+}
+_BELOW = {
+    "\u00b8": "\u0327",  # ¸ cedilla
+    "\u02db": "\u0328",  # ˛ ogonek
+}
+_MARKS = {**_ABOVE, **_BELOW}
+_DOTLESS = {"\u0131": "i", "\u0237": "j"}
+_CLASS = "".join(re.escape(ch) for ch in _MARKS)
+_PAIR = re.compile(rf"[{_CLASS}][^\W\d_]|[^\W\d_][{_CLASS}]")
+_CENTRE_SLACK = 0.1  # em: an accent's centre may sit this far outside its letter's box
+
+
+def compose_accents(page_dict: dict[str, Any], raw: Callable[[], dict[str, Any]]) -> int:
+    """Rewrite, in ``page_dict`` (``page.get_text("dict")``), every spacing accent set over a
+    letter as the accented letter; ``raw`` gives the same text page's ``"rawdict"``, asked for
+    only when some line's text shows an accent beside a letter.  Lines whose spans an earlier
+    rewrite changed (``rejoin_letter_spaced``) are left as they are.  Returns the letters
+    composed."""
+    where = [
+        (b, n)
+        for b, block in enumerate(page_dict.get("blocks", ()))
+        for n, line in enumerate(block.get("lines", ()))
+        if _PAIR.search("".join(s.get("text", "") for s in line.get("spans", ())))
+    ]
+    if not where:
+        return 0
+    raw_blocks = raw().get("blocks", ())
+    composed = 0
+    for b, n in where:
+        line = page_dict["blocks"][b]["lines"][n]
+        try:
+            raw_spans = raw_blocks[b]["lines"][n]["spans"]
+        except (IndexError, KeyError):
+            continue
+        if len(raw_spans) != len(line["spans"]) or any(
+            "".join(c["c"] for c in rs["chars"]) != s.get("text", "")
+            for rs, s in zip(raw_spans, line["spans"], strict=True)
+        ):
+            continue
+        chars = [(s_idx, c, float(rs.get("size", 0.0)) or 1.0)
+                 for s_idx, rs in enumerate(raw_spans) for c in rs["chars"]]
+        texts = [c["c"] for _, c, _ in chars]
+        gone: set[int] = set()
+        for k, (_, c, size) in enumerate(chars):
+            mark = _MARKS.get(c["c"])
+            if mark is None or k in gone:
+                continue
+            order = (k + 1, k - 1) if c["c"] in _ABOVE else (k - 1, k + 1)
+            for j in order:
+                if 0 <= j < len(chars) and j not in gone and _over(c, chars[j][1], size):
+                    letter = _compose(texts[j], mark, c["c"] in _ABOVE)
+                    if letter is not None:
+                        texts[j] = letter
+                        gone.add(k)
+                        composed += 1
+                    break
+        if not gone:
+            continue
+        out = [""] * len(raw_spans)
+        for k, (s_idx, _, _) in enumerate(chars):
+            if k not in gone:
+                out[s_idx] += texts[k]
+        for span, text in zip(line["spans"], out, strict=True):
+            span["text"] = text
+    return composed
+
+
+def _over(accent: dict[str, Any], letter: dict[str, Any], size: float) -> bool:
+    """The accent's box is centred over the letter's (within a tenth of an em)."""
+    lx0, lx1 = letter["bbox"][0], letter["bbox"][2]
+    centre = (accent["bbox"][0] + accent["bbox"][2]) / 2
+    slack = _CENTRE_SLACK * size
+    return lx1 > lx0 and lx0 - slack <= centre <= lx1 + slack
+
+
+def _compose(letter: str, mark: str, above: bool) -> str | None:
+    """The precomposed letter, or None where Unicode has none or ``letter`` is no letter."""
+    if not letter.isalpha() or len(letter) != 1:
+        return None
+    base = _DOTLESS.get(letter, letter) if above else letter
+    out = unicodedata.normalize("NFC", base + mark)
+    return out if len(out) == 1 else None
