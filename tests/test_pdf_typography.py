@@ -1021,3 +1021,24 @@ def test_numbered_run_in_titles_and_a_starred_section_keep_the_numbering_s_tree(
         (1, "1 Pumps"), (2, "1.1 Parts"), (3, "1.1.1 Seals."), (3, "Using a spare"),
         (3, "1.1.2 Valves"), (3, "1.1.3 Pipes"), (1, "2 Care")]
 
+
+def test_a_contents_list_without_page_numbers_is_not_headings(tmp_path: Path) -> None:
+    """linegoal (texlive, seed 97) boxes a "Contents of linegoal" on its first page: the
+    sections' numbered titles in their own bold type, one under the other, no page numbers.
+    Before, the rows stood as headings and the sections matched them, under the box's title.
+    A collection's articles that both number "1 Introduction", "2 Methods" keep them: text
+    stands between."""
+    rows = [heading("Contents of the manual", 12, space=20),
+            *[heading(t, 11, space=0) for t in ("1.1 Seals", "1.2 Valves", "2.1 Oiling")],
+            *prose(), heading("1 Pumps", 14), *prose(), heading("1.1 Seals", 11), *prose(),
+            heading("1.2 Valves", 11), *prose(), heading("2 Care", 14), *prose(),
+            heading("2.1 Oiling", 11), *prose(6)]
+    assert tree(write(tmp_path / "box.pdf", rows)) == [
+        (1, "Contents of the manual"), (1, "1 Pumps"), (2, "1.1 Seals"), (2, "1.2 Valves"),
+        (1, "2 Care"), (2, "2.1 Oiling")]
+    papers = []
+    for _ in range(2):
+        papers += [heading("1 Pumps", 14), *prose(), heading("1.1 Seals", 11), *prose(),
+                   heading("1.2 Valves", 11), *prose(), heading("2 Care", 14), *prose()]
+    assert [t for _, t in tree(write(tmp_path / "two.pdf", papers))] == [
+        "1 Pumps", "1.1 Seals", "1.2 Valves", "2 Care"] * 2

@@ -237,7 +237,8 @@ def _word_goes_on(c: HeadingCandidate, lines: Sequence[Line]) -> bool:
 def _without_contents_rows(cands: list[HeadingCandidate]) -> list[HeadingCandidate]:
     """A candidate that is a later heading's title followed by a page number is a row of a
     contents page that was not recognised as one ("2 Use 2" before "2 Use"; "第2 节使用示例 2"
-    before "第2 节 使用示例": ``title_forms``)."""
+    before "第2 节 使用示例": ``title_forms``); so are rows listed without page numbers
+    (``_without_listed_ahead``)."""
     later: set[str] = set()
     keep = []
     for c in reversed(cands):
@@ -245,7 +246,40 @@ def _without_contents_rows(cands: list[HeadingCandidate]) -> list[HeadingCandida
         if m is None or not title_forms(m.group(1)) & later:
             keep.append(c)
         later |= title_forms(c.title)
-    return keep[::-1]
+    return _without_listed_ahead(keep[::-1])
+
+
+LISTED_AHEAD = 3
+"""Numbered candidates in a row, each a later heading's title, that make a contents list."""
+
+LISTED_GAP = 2
+"""At most this many lines between two rows of such a list."""
+
+
+def _without_listed_ahead(cands: list[HeadingCandidate]) -> list[HeadingCandidate]:
+    """Numbered candidates that repeat later headings' titles, number and all,
+    ``LISTED_AHEAD`` or more in a row on lines at most ``LISTED_GAP`` apart, are a contents
+    list printed without page numbers (linegoal's boxed "Contents of linegoal", a chapter's
+    mini contents), not headings: a heading has its text under it before the next.  A
+    collection whose articles repeat "1 Introduction", "2 Methods" sets text between them and
+    keeps them."""
+    later: set[str] = set()
+    ahead = [False] * len(cands)
+    for k in range(len(cands) - 1, -1, -1):
+        title = norm_title(cands[k].title)  # number and all: "1.2.1 First Use" is no "1.9.1"'s
+        ahead[k] = cands[k].depth is not None and title in later
+        later.add(title)
+    drop: set[int] = set()
+    k = 0
+    while k < len(cands):
+        end = k
+        while (ahead[k] and end + 1 < len(cands) and ahead[end + 1]
+               and cands[end + 1].first - cands[end].last - 1 <= LISTED_GAP):
+            end += 1
+        if ahead[k] and end - k + 1 >= LISTED_AHEAD:
+            drop.update(range(k, end + 1))
+        k = end + 1
+    return [c for k, c in enumerate(cands) if k not in drop] if drop else cands
 
 
 TEXT_STYLE_SHARE = 0.1
