@@ -56,9 +56,11 @@ def test_accents_set_over_letters_are_read_as_accented_letters(tmp_path: Path) -
     text = _read(tmp_path, [
         ["Los art", ("\u00b4", "over"), "iculos de G", ("\u00a8", "over"), "odel"],
         ["la fa", "c", ("\u00b8", "under"), "ade"],
+        ["Tama", ("~", "over"), "no y r", ("^", "over"), "ole"],  # a typewriter face's
     ])
     assert "Los artículos de Gödel" in text
     assert "la façade" in text
+    assert "Tamaño y rôle" in text
 
 
 def test_accent_characters_beside_letters_stay_as_they_are(tmp_path: Path) -> None:

@@ -7,8 +7,7 @@ and the bare letter side by side ("´ı", "¨u", "c¸"), a word that neither mat
 entry nor any search for it.  The page's own geometry decides (character boxes of the text
 page's ``rawdict``), never a font name or producer: a spacing accent whose box is centred over
 a neighbouring letter's box is that letter's; "´" between two words, a backtick before code
-("`name`") sits beside its neighbours, not over them, and stays; an ASCII caret or tilde is
-never an accent glyph (TeX's are "ˆ" and "˜").  A
+("`name`"), a caret in "x^2" sit beside their neighbours, not over them, and stay.  A
 dotless "ı" or "ȷ" under an accent is the accent's "i" or "j".  Only pairs with a Unicode
 precomposed letter are composed ("ˆx", a hat in mathematics, stays as it is)."""
 
@@ -25,7 +24,9 @@ _ABOVE = {
     "\u02cb": "\u0300",  # ˋ grave (modifier)
     "\u00a8": "\u0308",  # ¨ diaeresis
     "\u02c6": "\u0302",  # ˆ circumflex
+    "^": "\u0302",  # a typewriter face's (texinfo's "r^ole")
     "\u02dc": "\u0303",  # ˜ tilde
+    "~": "\u0303",  # a typewriter face's ("Tama~no" in a listing)
     "\u02c7": "\u030c",  # ˇ caron
     "\u02d8": "\u0306",  # ˘ breve
     "\u02da": "\u030a",  # ˚ ring
