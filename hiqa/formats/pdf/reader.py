@@ -63,6 +63,7 @@ from hiqa.formats.pdf.lines import (
     page_lines,
     title_forms,
 )
+from hiqa.formats.pdf.private_use import read_private_use
 from hiqa.formats.pdf.tables import (
     FoundTable,
     aligned_regions,
@@ -239,6 +240,7 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
                 page.get_text, "rawdict", flags=_TEXT_FLAGS, textpage=textpage))
             tracking = rejoin_letter_spaced(page_dict, raw, tracking)
             compose_accents(page_dict, raw)
+            read_private_use(page_dict)
             drop_line_numbers(page_dict)
             del raw
             del textpage
