@@ -18,6 +18,8 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
+from hiqa.formats.pdf.letterspacing import raw_lines
+
 _ABOVE = {
     "\u00b4": "\u0301",  # ´ acute
     "`": "\u0300",  # grave
@@ -52,27 +54,8 @@ def compose_accents(page_dict: dict[str, Any], raw: Callable[[], dict[str, Any]]
     only when some line's text shows an accent beside a letter.  Lines whose spans an earlier
     rewrite changed (``rejoin_letter_spaced``) are left as they are.  Returns the letters
     composed."""
-    where = [
-        (b, n)
-        for b, block in enumerate(page_dict.get("blocks", ()))
-        for n, line in enumerate(block.get("lines", ()))
-        if _PAIR.search("".join(s.get("text", "") for s in line.get("spans", ())))
-    ]
-    if not where:
-        return 0
-    raw_blocks = raw().get("blocks", ())
     composed = 0
-    for b, n in where:
-        line = page_dict["blocks"][b]["lines"][n]
-        try:
-            raw_spans = raw_blocks[b]["lines"][n]["spans"]
-        except (IndexError, KeyError):
-            continue
-        if len(raw_spans) != len(line["spans"]) or any(
-            "".join(c["c"] for c in rs["chars"]) != s.get("text", "")
-            for rs, s in zip(raw_spans, line["spans"], strict=True)
-        ):
-            continue
+    for line, raw_spans in raw_lines(page_dict, raw, _PAIR):
         chars = [(s_idx, c, float(rs.get("size", 0.0)) or 1.0)
                  for s_idx, rs in enumerate(raw_spans) for c in rs["chars"]]
         texts = [c["c"] for _, c, _ in chars]

@@ -67,27 +67,10 @@ def rejoin_letter_spaced(page_dict: dict[str, Any], raw: Callable[[], dict[str, 
     same tracking (within 0.02 em) in the same type, the document's own style of spaced
     titles.  ``known`` are the (font, tracking) pairs proved before; returned with this
     page's added."""
-    where = [
-        (b, n)
-        for b, block in enumerate(page_dict.get("blocks", ()))
-        for n, line in enumerate(block.get("lines", ()))
-        if _SINGLES.search("".join(s.get("text", "") for s in line.get("spans", ())))
-    ]
-    if not where:
-        return known
-    raw_blocks = raw().get("blocks", ())
     read: list[tuple[dict[str, Any], list[dict[str, Any]], _Spacing]] = []
-    for b, n in where:
-        line = page_dict["blocks"][b]["lines"][n]
-        try:
-            raw_spans = raw_blocks[b]["lines"][n]["spans"]
-        except (IndexError, KeyError):
-            continue
+    for line, raw_spans in raw_lines(page_dict, raw, _SINGLES):
         dx, dy = line.get("dir", (1.0, 0.0))
-        if abs(dy) > 0.05 or dx <= 0 or len(raw_spans) != len(line["spans"]) or any(
-            "".join(c["c"] for c in rs["chars"]) != s.get("text", "")
-            for rs, s in zip(raw_spans, line["spans"], strict=True)
-        ):
+        if abs(dy) > 0.05 or dx <= 0:
             continue
         spacing = _spacing(raw_spans)
         if spacing is not None:
@@ -105,6 +88,36 @@ def rejoin_letter_spaced(page_dict: dict[str, Any], raw: Callable[[], dict[str, 
                 c["c"] for c_idx, c in enumerate(rs["chars"]) if (s_idx, c_idx) not in sp.drop
             )
     return tuple(sorted(proved))
+
+
+def raw_lines(page_dict: dict[str, Any], raw: Callable[[], dict[str, Any]],
+              pattern: re.Pattern[str]) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """The lines of ``page_dict`` whose text ``pattern`` finds, each with its spans from
+    ``raw`` (the same text page's ``"rawdict"``, asked for only when some line matches).  A
+    line whose spans an earlier rewrite changed, so that they no longer spell the raw
+    characters, is left out."""
+    where = [
+        (b, n)
+        for b, block in enumerate(page_dict.get("blocks", ()))
+        for n, line in enumerate(block.get("lines", ()))
+        if pattern.search("".join(s.get("text", "") for s in line.get("spans", ())))
+    ]
+    if not where:
+        return []
+    raw_blocks = raw().get("blocks", ())
+    out = []
+    for b, n in where:
+        line = page_dict["blocks"][b]["lines"][n]
+        try:
+            raw_spans = raw_blocks[b]["lines"][n]["spans"]
+        except (IndexError, KeyError):
+            continue
+        if len(raw_spans) == len(line["spans"]) and all(
+            "".join(c["c"] for c in rs["chars"]) == s.get("text", "")
+            for rs, s in zip(raw_spans, line["spans"], strict=True)
+        ):
+            out.append((line, raw_spans))
+    return out
 
 
 def _spacing(raw_spans: list[dict[str, Any]]) -> _Spacing | None:
