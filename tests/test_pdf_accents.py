@@ -81,3 +81,19 @@ def test_accent_characters_beside_letters_stay_as_they_are(tmp_path: Path) -> No
 def test_composed_only_to_a_precomposed_letter(letter: str, mark: str, above: bool,
                                                out: str | None) -> None:
     assert _compose(letter, mark, above) == out
+
+
+def test_a_turned_line_is_measured_along_its_own_axis(tmp_path: Path) -> None:
+    """Along a line set at 90° every character's x range is the same: measured across it, an
+    accent beside a letter would read as over it (regstats' rotated listing, "^^J" ->
+    "^Ĵ")."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 100), "The pump is ready and the valves are closed for the night.",
+                     fontname="helv", fontsize=SIZE)
+    page.insert_text((300, 700), "it\u00b4s a `name` ~n ^^J", fontname="helv", fontsize=SIZE,
+                     rotate=90)
+    path = tmp_path / "turned.pdf"
+    doc.save(path)
+    doc.close()
+    assert "it\u00b4s a `name` ~n ^^J" in parse_pdf(path, path.name).markdown

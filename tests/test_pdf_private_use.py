@@ -66,6 +66,26 @@ def test_only_those_code_points_change_one_for_one() -> None:
     """A span keeps its length (its width per character is measured elsewhere), and other
     private-use characters (a symbol font's) stay."""
     page = {"blocks": [{"lines": [{"spans": [
-        {"text": "\uf731\uf739\uf731\uf731 \uf761\uf762 \uf7e9t\uf7e9 \uf0b7 plain"}]}]}]}
+        {"font": "Pagella",
+         "text": "\uf731\uf739\uf731\uf731 \uf761\uf762 \uf7e9t\uf7e9 \uf0b7 plain"}]}]}]}
     assert read_private_use(page) == 8
     assert page["blocks"][0]["lines"][0]["spans"][0]["text"] == "1911 ab été \uf0b7 plain"
+
+
+def test_a_font_setting_them_one_at_a_time_is_an_icon_font() -> None:
+    """Font Awesome puts pictures on the same code points (U+F773 a water drop, U+F76F a
+    tornado), each a span of its own: left alone.  A font seen setting one inside a word
+    ("\uf769\uf76e…") is read, on later pages too, where a letter stands alone; old-style
+    figures always are (a page number "2/6")."""
+    icons = {"blocks": [{"lines": [{"spans": [
+        {"font": "FontAwesome", "text": "\uf773"}, {"font": "Lato", "text": " Water "},
+        {"font": "FontAwesome", "text": "\uf76f"}, {"font": "Lato", "text": " Wind"}]}]}]}
+    proven: set[str] = set()
+    assert read_private_use(icons, proven) == 0 and not proven
+    first = {"blocks": [{"lines": [{"spans": [
+        {"font": "Pagella", "text": "\uf769\uf76e \uf732/\uf736"}]}]}]}
+    later = {"blocks": [{"lines": [{"spans": [{"font": "Pagella", "text": "\uf761"}]}]}]}
+    assert read_private_use(first, proven) == 4 and proven == {"Pagella"}
+    assert first["blocks"][0]["lines"][0]["spans"][0]["text"] == "in 2/6"
+    assert read_private_use(later, proven) == 1
+    assert later["blocks"][0]["lines"][0]["spans"][0]["text"] == "a"

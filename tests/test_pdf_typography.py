@@ -1008,7 +1008,7 @@ def test_numbered_run_in_titles_and_a_starred_section_keep_the_numbering_s_tree(
     title's full stop kept, and an unnumbered "Using a prefix" in the type of "4.4" between
     4.4.1 and 4.4.2.  Before, the full stop made the first a sentence and the second took
     4.4.2 … as its own.  A numbered line of four words or more ending in a full stop is
-    still a sentence."""
+    still a sentence, and so is a short one in the text's own face (a procedure's step)."""
     italic = {"font": "heit"}
     rows = [heading("1 Pumps", 16), *prose(), heading("1.1 Parts", 13), *prose(),
             Row("1.1.1 Seals.", space=10, **italic), *prose(),  # type: ignore[arg-type]
@@ -1016,10 +1016,12 @@ def test_numbered_run_in_titles_and_a_starred_section_keep_the_numbering_s_tree(
             Row("1.1.2 Valves", space=10, **italic), *prose(),  # type: ignore[arg-type]
             Row("1.1.3 Pipes", space=10, **italic), *prose(),  # type: ignore[arg-type]
             Row("1.1.4 Turn the valve slowly.", space=10, **italic), *prose(),  # type: ignore[arg-type]
-            heading("2 Care", 16), *prose(6)]
+            heading("2 Care", 16), *prose(), heading("2.1 Steps", 13), *prose(),
+            Row("2.1.1 Open the valve.", space=10), *prose(),
+            Row("2.1.2 Check the seal.", space=10), *prose(6)]
     assert tree(write(tmp_path / "run-in.pdf", rows)) == [
         (1, "1 Pumps"), (2, "1.1 Parts"), (3, "1.1.1 Seals."), (3, "Using a spare"),
-        (3, "1.1.2 Valves"), (3, "1.1.3 Pipes"), (1, "2 Care")]
+        (3, "1.1.2 Valves"), (3, "1.1.3 Pipes"), (1, "2 Care"), (2, "2.1 Steps")]
 
 
 def test_a_contents_list_without_page_numbers_is_not_headings(tmp_path: Path) -> None:

@@ -9,7 +9,9 @@ page's ``rawdict``), never a font name or producer: a spacing accent whose box i
 a neighbouring letter's box is that letter's; "´" between two words, a backtick before code
 ("`name`"), a caret in "x^2" sit beside their neighbours, not over them, and stay.  A
 dotless "ı" or "ȷ" under an accent is the accent's "i" or "j".  Only pairs with a Unicode
-precomposed letter are composed ("ˆx", a hat in mathematics, stays as it is)."""
+precomposed letter are composed: "ˆx" stays, a hat in mathematics over a letter that has one
+composes as an accent would ("ˆu" → "û").  A line set turned (a rotated listing, a date
+stamp up the margin) is measured along its own axis; one set at a slant is left as it is."""
 
 from __future__ import annotations
 
@@ -56,6 +58,10 @@ def compose_accents(page_dict: dict[str, Any], raw: Callable[[], dict[str, Any]]
     composed."""
     composed = 0
     for line, raw_spans in raw_lines(page_dict, raw, _PAIR):
+        dx, dy = line.get("dir", (1.0, 0.0))
+        if min(abs(dx), abs(dy)) > 0.05:  # set at a slant: neither axis runs along it
+            continue
+        axis = 0 if abs(dx) >= abs(dy) else 1  # a line set turned runs along y
         chars = [(s_idx, c, float(rs.get("size", 0.0)) or 1.0)
                  for s_idx, rs in enumerate(raw_spans) for c in rs["chars"]]
         texts = [c["c"] for _, c, _ in chars]
@@ -66,7 +72,7 @@ def compose_accents(page_dict: dict[str, Any], raw: Callable[[], dict[str, Any]]
                 continue
             order = (k + 1, k - 1) if c["c"] in _ABOVE else (k - 1, k + 1)
             for j in order:
-                if 0 <= j < len(chars) and j not in gone and _over(c, chars[j][1], size):
+                if 0 <= j < len(chars) and j not in gone and _over(c, chars[j][1], size, axis):
                     letter = _compose(texts[j], mark, c["c"] in _ABOVE)
                     if letter is not None:
                         texts[j] = letter
@@ -84,10 +90,11 @@ def compose_accents(page_dict: dict[str, Any], raw: Callable[[], dict[str, Any]]
     return composed
 
 
-def _over(accent: dict[str, Any], letter: dict[str, Any], size: float) -> bool:
-    """The accent's box is centred over the letter's (within a tenth of an em)."""
-    lx0, lx1 = letter["bbox"][0], letter["bbox"][2]
-    centre = (accent["bbox"][0] + accent["bbox"][2]) / 2
+def _over(accent: dict[str, Any], letter: dict[str, Any], size: float, axis: int) -> bool:
+    """The accent's box is centred over the letter's (within a tenth of an em), along the
+    line's ``axis`` (0: x, 1: y)."""
+    lx0, lx1 = sorted((letter["bbox"][axis], letter["bbox"][axis + 2]))
+    centre = (accent["bbox"][axis] + accent["bbox"][axis + 2]) / 2
     slack = _CENTRE_SLACK * size
     return lx1 > lx0 and lx0 - slack <= centre <= lx1 + slack
 

@@ -305,6 +305,11 @@ def _add_plain_numbered(
     known = {number_key(c.title) for c in cands if c.depth is not None}
     taken = {i for c in cands for i in range(c.first, c.last + 1)}
     leaders: Counter[int] = Counter(ln.page for ln in lines if _LEADER.search(ln.text))
+    faces: Counter[str] = Counter()
+    for ln in lines:
+        if ln.role == BODY and not ln.mono:
+            faces[ln.face] += len(ln.text)
+    text_face = faces.most_common(1)[0][0] if faces else ""
     added: list[HeadingCandidate] = []
     for i, ln in enumerate(lines):
         if (
@@ -322,26 +327,29 @@ def _add_plain_numbered(
         if not m or m.group("n").rsplit(".", 1)[0] not in known:
             continue
         cand = HeadingCandidate(i, i, ln.text, _style(ln), numbering_depth(ln.text), False)
-        if word_count(ln.text) > 12 or _sentence(ln.text) or not acceptable(cand, lines):
+        if (word_count(ln.text) > 12 or _sentence(ln.text, ln.face == text_face)
+                or not acceptable(cand, lines)):
             continue
         added.append(cand)
         known.add(m.group("n"))
     return sorted([*cands, *added], key=lambda c: c.first) if added else cands
 
 
-RUN_IN_WORDS = 3
-"""At most this many words before a full stop make a run-in title ("4.4.1 Punctuation."), not
-a sentence."""
+TITLE_STOP_WORDS = 3
+"""At most this many words before a full stop make a title that keeps its stop ("4.4.1
+Punctuation."), not a sentence, in a face of its own."""
 
 
-def _sentence(text: str) -> bool:
+def _sentence(text: str, text_face: bool) -> bool:
     """A numbered line in the body's weight that ends in a full stop is a sentence ("1.2 Open
-    the file and save it."), unless its words are a run-in title's few, with no other stop
-    among them."""
+    the file.", "5.3 Time is essential." in the text's own face), unless it is set in a face of
+    its own (``text_face`` False: currency's italic "4.4.1 Punctuation.") and its words are a
+    title's few, with no other stop among them."""
     if not text.endswith(FULL_STOP):
         return False
     bare = strip_numbering(text)[:-1]
-    return word_count(bare) > RUN_IN_WORDS or any(ch in bare for ch in FULL_STOP)
+    return (text_face or word_count(bare) > TITLE_STOP_WORDS
+            or any(ch in bare for ch in FULL_STOP))
 
 
 def number_key(title: str) -> str:

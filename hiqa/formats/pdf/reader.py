@@ -25,7 +25,7 @@ import functools
 import re
 import shutil
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
@@ -35,7 +35,6 @@ from typing import Any
 import pymupdf
 
 from hiqa.errors import DocumentError, EncryptedDocumentError, ScannedDocumentError
-from hiqa.formats.pdf.accents import compose_accents
 from hiqa.formats.pdf.below_toc import deeper_headings, first_form_item, headings_within
 from hiqa.formats.pdf.figures import (
     FoundFigure,
@@ -45,9 +44,7 @@ from hiqa.formats.pdf.figures import (
     page_figures,
 )
 from hiqa.formats.pdf.furniture import mark_furniture
-from hiqa.formats.pdf.gutter import drop_line_numbers
 from hiqa.formats.pdf.labels import page_labels
-from hiqa.formats.pdf.letterspacing import rejoin_letter_spaced
 from hiqa.formats.pdf.lines import (
     BODY,
     FURNITURE,
@@ -63,7 +60,6 @@ from hiqa.formats.pdf.lines import (
     page_lines,
     title_forms,
 )
-from hiqa.formats.pdf.private_use import read_private_use
 from hiqa.formats.pdf.tables import (
     FoundTable,
     aligned_regions,
@@ -72,13 +68,13 @@ from hiqa.formats.pdf.tables import (
     ruled_area,
 )
 from hiqa.formats.pdf.terms import find_terms, term_text
+from hiqa.formats.pdf.textlayer import TEXT_FLAGS, TextLayer
 from hiqa.formats.pdf.title import choose_pdf_title, running_title
 from hiqa.formats.pdf.toc import find_toc, page_ranges
 from hiqa.formats.pdf.typography import typographic_headings
 from hiqa.formats.structure import Event, build_document
 from hiqa.model import Block, Document, Heading
 
-_TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 _OCR_DPI = 300
 _STORE_SHRINK_EVERY = 200  # pages; keeps MuPDF's font/image cache from growing unbounded
 _MAX_TITLE_LINES = 3
@@ -226,7 +222,7 @@ def _was_repaired() -> bool:
 def _scan_pages(doc: Any, source: str) -> _Scan:
     scan = _Scan()
     block_base = 0
-    tracking: tuple[tuple[str, float], ...] = ()  # letter-spacing proved on the pages so far
+    layer = TextLayer(source)  # repairs of the text; what the pages so far proved
     fixed = FixedPitch()  # fonts proved fixed-pitch on the pages so far
     for pno in range(doc.page_count):
         page_no = pno + 1
@@ -234,16 +230,7 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
         try:
             page = doc.load_page(pno)
             height = float(page.rect.height) or 792.0
-            textpage = page.get_textpage(flags=_TEXT_FLAGS)
-            page_dict = page.get_text("dict", flags=_TEXT_FLAGS, textpage=textpage)
-            raw = functools.cache(functools.partial(
-                page.get_text, "rawdict", flags=_TEXT_FLAGS, textpage=textpage))
-            tracking = rejoin_letter_spaced(page_dict, raw, tracking)
-            compose_accents(page_dict, raw)
-            read_private_use(page_dict)
-            drop_line_numbers(page_dict)
-            del raw
-            del textpage
+            page_dict = layer.page_dict(page, page_no)
         except Exception:  # noqa: BLE001 - a damaged page is skipped with a warning
             scan.page_heights.append(792.0)
             scan.page_widths.append(612.0)
@@ -316,7 +303,7 @@ def _ocr_dict(page: Any) -> dict[str, Any] | None:
         return None
     try:
         textpage = page.get_textpage_ocr(language=language, dpi=_OCR_DPI, full=True)
-        page_dict = page.get_text("dict", flags=_TEXT_FLAGS, textpage=textpage)
+        page_dict = page.get_text("dict", flags=TEXT_FLAGS, textpage=textpage)
     except Exception:  # noqa: BLE001 - an OCR failure leaves the page textless, with a warning
         return None
     for block in page_dict.get("blocks", ()):
@@ -412,6 +399,9 @@ def _place_outline(
     found: list[FoundHeading] = []
     cursor = 0
     prev_page = 1
+    # each entry reads its pages' line windows again: their title forms are worked out once
+    # (ltnews35: 42 entries, 34,000 calls, three quarters of its parse)
+    keys_of = functools.cache(_title_keys)
     for level, title, page in outline:
         level = max(1, level)
         if not 1 <= page <= n_pages:
@@ -419,7 +409,7 @@ def _place_outline(
             continue
         lo, hi = (page - 1, min(page + 1, n_pages)) if confirmed_only else (page, page)
         start, stop = max(cursor, page_starts[max(lo, 1) - 1]), page_starts[hi]
-        match = _find_title(title, lines, start, stop, body)
+        match = _find_title(title, lines, start, stop, body, keys_of)
         if match is None and confirmed_only:
             match = _title_in_margin(title, lines, start, stop)
         if match is None and confirmed_only:
@@ -438,9 +428,11 @@ def _place_outline(
 
 
 def _find_title(
-    title: str, lines: Sequence[Line], start: int, stop: int, body: float
+    title: str, lines: Sequence[Line], start: int, stop: int, body: float,
+    keys_of: Callable[[str], frozenset[str]] | None = None,
 ) -> tuple[int, int] | None:
-    keys = _title_keys(title)
+    keys_of = keys_of or _title_keys
+    keys = keys_of(title)
     if not keys:
         return None
     plain: tuple[int, int] | None = None
@@ -457,7 +449,7 @@ def _find_title(
             joined = joined + piece if joined.endswith("-") else f"{joined} {piece}".strip()
             unbroken = join_row(unbroken, piece)
             text = f"{text} {piece}" if text else piece
-            if (_title_keys(text) | _title_keys(joined) | _title_keys(unbroken)) & keys:
+            if (keys_of(text) | keys_of(joined) | keys_of(unbroken)) & keys:
                 if lines[i].size >= body * 1.05 or lines[i].bold:
                     return i, j
                 if plain is None:
@@ -483,13 +475,10 @@ def _title_in_margin(title: str, lines: Sequence[Line], start: int, stop: int
     return None
 
 
-@functools.lru_cache(maxsize=1 << 14)
 def _title_keys(text: str) -> frozenset[str]:
     """Normal forms a title may be printed in: as is, without its number, without a roman part
     number ("II Casing systems" vs "Part II" / "Casing systems"), and without a one-letter
-    appendix label (outline "B Tests" vs page "Appendix B Tests").  Cached: ``_find_title``
-    reads the same lines' texts for every entry of an outline that lands on their pages
-    (ltnews35: 42 entries, 34,000 calls, three quarters of its parse)."""
+    appendix label (outline "B Tests" vs page "Appendix B Tests")."""
     keys = title_forms(text)
     if _ONE_LETTER_LABEL.match(text):
         keys.add(norm_title(text[2:]))
