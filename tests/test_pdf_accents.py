@@ -97,3 +97,19 @@ def test_a_turned_line_is_measured_along_its_own_axis(tmp_path: Path) -> None:
     doc.save(path)
     doc.close()
     assert "it\u00b4s a `name` ~n ^^J" in parse_pdf(path, path.name).markdown
+
+
+def test_a_repair_that_fails_costs_the_repair_not_the_page(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """A repair of the text layer raising on some page it was not built for leaves that page's
+    text as extracted, with a warning; before, the page was dropped as unreadable."""
+    from hiqa.formats.pdf import textlayer
+
+    def broken(page_dict: dict, raw: object) -> int:
+        raise ValueError("a character box it did not expect")
+
+    monkeypatch.setattr(textlayer, "compose_accents", broken)
+    with caplog.at_level("WARNING", logger="hiqa.pdf"):
+        text = _read(tmp_path, [["Los art", ("\u00b4", "over"), "iculos"]])
+    assert "Los art\u00b4iculos" in text
+    assert "left as extracted" in caplog.text

@@ -50,7 +50,9 @@ _CJK_LABEL = re.compile(r"^第\s*(?P<n>\d{1,3}|[〇零一二三四五六七八�
 WORD = re.compile(r"[^\W\d_]{3,}")  # a word of three letters or more, not a number
 _CJK_RUN = re.compile(f"[{CJK}]+")
 # CJK punctuation (、。「」), full-width forms (，：？［］～), quotes, dashes and the ellipsis
-_CJK_STOPS = re.compile("[\u3001-\u3003\u3008-\u3011\u3014-\u301f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\u2018-\u201f\u2014\u2026]")
+_CJK_STOPS = re.compile("[\u3001-\u3003\u3008-\u3011\u3014-\u301f"
+                        "\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
+                        "\u2018-\u201f\u2014\u2026]")
 FULL_STOP = (".", "\u3002", "\uff0e")  # . 。 ．
 """What ends a sentence, in Latin and in Chinese or Japanese text."""
 _LABEL_ONLY = re.compile(

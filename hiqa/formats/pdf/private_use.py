@@ -35,8 +35,9 @@ _IN_A_WORD = re.compile("\\S[\uf721-\uf7ff]|[\uf721-\uf7ff]\\S")
 def read_private_use(page_dict: dict[str, Any], proven: set[str] | None = None) -> int:
     """Rewrite, in ``page_dict`` (``page.get_text("dict")``), the old-style figures, and the
     small capitals of every font proven to set them, as plain digits and letters, one
-    character for one (span widths and character counts are unchanged).  ``proven``: the fonts proven on
-    earlier pages, with this page's added.  Returns the characters rewritten."""
+    character for one (span widths and character counts are unchanged).  ``proven``: the
+    fonts proven on earlier pages, with this page's added.  Returns the characters
+    rewritten."""
     proven = set() if proven is None else proven
     spans = [span for block in page_dict.get("blocks", ()) for line in block.get("lines", ())
              for span in line.get("spans", ()) if _ANY.search(span.get("text", ""))]

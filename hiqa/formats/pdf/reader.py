@@ -429,9 +429,11 @@ def _place_outline(
 
 def _find_title(
     title: str, lines: Sequence[Line], start: int, stop: int, body: float,
-    keys_of: Callable[[str], frozenset[str]] | None = None,
+    keys_of: Callable[[str], frozenset[str]],
 ) -> tuple[int, int] | None:
-    keys_of = keys_of or _title_keys
+    """The first line (and the last, a title wrapped) in ``start:stop`` reading like
+    ``title``, larger or bold lines preferred; ``keys_of``: ``_title_keys``, cached by the
+    caller across the entries of one outline."""
     keys = keys_of(title)
     if not keys:
         return None

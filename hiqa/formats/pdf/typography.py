@@ -272,11 +272,14 @@ def _without_listed_ahead(cands: list[HeadingCandidate]) -> list[HeadingCandidat
     drop: set[int] = set()
     k = 0
     while k < len(cands):
-        end = k
-        while (ahead[k] and end + 1 < len(cands) and ahead[end + 1]
+        if not ahead[k]:
+            k += 1
+            continue
+        end = k  # the row runs on while the next one repeats too, close under it
+        while (end + 1 < len(cands) and ahead[end + 1]
                and cands[end + 1].first - cands[end].last - 1 <= LISTED_GAP):
             end += 1
-        if ahead[k] and end - k + 1 >= LISTED_AHEAD:
+        if end - k + 1 >= LISTED_AHEAD:
             drop.update(range(k, end + 1))
         k = end + 1
     return [c for k, c in enumerate(cands) if k not in drop] if drop else cands
