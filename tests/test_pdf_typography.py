@@ -180,6 +180,28 @@ def test_index_letters_head_the_index_groups(tmp_path: Path) -> None:
         (3, "A"), (3, "B"), (3, "D"), (3, "F")]
 
 
+def test_an_index_opens_with_a_group_in_its_letters_type(tmp_path: Path) -> None:
+    """An index's first group, "Symbols", set like its letters with entries under it, is a
+    group head beside them; a word in that type over no page references is not."""
+    def index(lead: str, entries: tuple[str, ...]) -> list[Row]:
+        rows = [Row(lead, font="hebo", space=10, indent=60), *[Row(e) for e in entries]]
+        for letter, words in (("A", ("aeration", "anchor bolt")), ("B", ("basin", "bearing")),
+                              ("D", ("diaphragm", "discharge"))):
+            rows += [Row(letter, font="hebo", space=10, indent=60),
+                     *[Row(f"{w}, 3, 7") for w in words]]
+        return [Row("Pump manual", size=20, centred=True), *prose(), heading("1 Installation"),
+                *prose(), heading("Index", 16, new_page=True), *index_note(), *rows]
+
+    def index_note() -> list[Row]:
+        return [Row("Numbers in italic refer to the page of the description.")]
+
+    symbols = write(tmp_path / "symbols.pdf", index("Symbols", ("\\@pump, 12", "\\@vent, 4")))
+    assert tree(symbols) == [(1, "Pump manual"), (2, "1 Installation"), (2, "Index"),
+                             (3, "Symbols"), (3, "A"), (3, "B"), (3, "D")]
+    note = write(tmp_path / "note.pdf", index("Note", ("see the pump's plate", "and its seal")))
+    assert (3, "Note") not in tree(note)
+
+
 def test_panel_letters_are_not_index_letters(tmp_path: Path) -> None:
     """Bold capitals in alphabetical order over captions (a figure's panels) have no page
     references between them: no index."""

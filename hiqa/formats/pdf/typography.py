@@ -38,7 +38,8 @@ evidence allows them to be, in the order ``typographic_headings`` applies it:
   heading continued (a slide's title over its continuation slides), not a second one;
 * an **index's letters** ("A", "B", "D", …: one capital alone on its line, set apart from the
   entries by weight or size, in alphabetical order, entries ending in page numbers between
-  them) head the index's groups, one level below the heading before them (the index's own).
+  them) head the index's groups, one level below the heading before them (the index's own);
+  so does a word or two in the letters' type just before the first ("Symbols", "Zahlen").
 """
 
 from __future__ import annotations
@@ -442,7 +443,30 @@ def _letter_runs(lines: Sequence[Line], text: float, taken: set[int]) -> list[li
             run.append(i)
         else:
             runs.append([i])
-    return [run for run in runs if len(run) >= MIN_LETTERS and _entries_between(lines, run)]
+    return [_with_lead_group(lines, run, taken) for run in runs
+            if len(run) >= MIN_LETTERS and _entries_between(lines, run)]
+
+
+def _with_lead_group(lines: Sequence[Line], run: list[int], taken: set[int]) -> list[int]:
+    """``run`` with the group that an index opens before its letters ("Symbols", "Numbers",
+    "Zahlen"): the nearest line before the first letter in the letters' own style, a word or
+    two of letters, with only entries between them, most ending in a page number."""
+    style, first = line_style(lines[run[0]]), run[0]
+    for i in range(first - 1, max(-1, first - LEAD_GROUP_LINES), -1):
+        ln = lines[i]
+        if i in taken or ln.role != BODY:
+            return run
+        if line_style(ln) == style and not ln.code:
+            words = ln.text.split()
+            entries = [lines[k].text for k in range(i + 1, first) if lines[k].role == BODY]
+            lead = (0 < len(words) <= 2 and all(w.isalpha() for w in words)
+                    and entries and sum(t[-1:].isdigit() for t in entries) >= 0.5 * len(entries))
+            return [i, *run] if lead else run
+    return run
+
+
+LEAD_GROUP_LINES = 40
+"""Lines before an index's first letter searched for the group it opens with."""
 
 
 def _entries_between(lines: Sequence[Line], run: Sequence[int]) -> bool:
