@@ -180,6 +180,35 @@ def test_index_letters_head_the_index_groups(tmp_path: Path) -> None:
         (3, "A"), (3, "B"), (3, "D"), (3, "F")]
 
 
+def test_a_glyph_mapped_to_no_character_leaves_the_heading_title(tmp_path: Path) -> None:
+    """A dingbat between a section's number and its words, from a font that maps it to no
+    character (read as U+FFFD), is not part of the title: "2 Operation", as printed."""
+    path = write(tmp_path / "dingbat.pdf", [heading("1 Installation"), *prose()])
+    doc = pymupdf.open(path)
+    page = doc[0]
+    glyph = doc.get_new_xref()
+    doc.update_object(glyph, "<<>>")
+    doc.update_stream(glyph, b"700 0 0 0 700 700 d1 0 0 700 700 re f")
+    font = doc.get_new_xref()
+    doc.update_object(font, (
+        "<< /Type /Font /Subtype /Type3 /FontBBox [0 0 700 700] /FontMatrix [0.001 0 0 0.001 "
+        f"0 0] /CharProcs << /orn {glyph} 0 R >> /Encoding << /Type /Encoding /Differences "
+        "[1 /orn] >> /FirstChar 1 /LastChar 1 /Widths [700] /Resources << >> >>"))
+    _, fonts = doc.xref_get_key(page.xref, "Resources/Font")
+    doc.xref_set_key(page.xref, "Resources/Font", f"{fonts[:-2]}/orn {font} 0 R>>")
+    page.clean_contents()
+    y = HEIGHT - 260
+    text = [f"BT /hebo 14 Tf {LEFT} {y} Td (2 ) Tj /orn 14 Tf (\\001) Tj /hebo 14 Tf "
+            "( Operation) Tj ET"]
+    text += [f"BT /helv 10 Tf {LEFT} {y - 24 - 12.5 * k} Td ({row.text}) Tj ET"
+             for k, row in enumerate(prose())]
+    stream = page.get_contents()[0]
+    doc.update_stream(stream, doc.xref_stream(stream) + "\n".join(["", *text, ""]).encode())
+    doc.saveIncr()
+    doc.close()
+    assert tree(path) == [(1, "1 Installation"), (1, "2 Operation")]
+
+
 def test_an_index_opens_with_a_group_in_its_letters_type(tmp_path: Path) -> None:
     """An index's first group, "Symbols", set like its letters with entries under it, is a
     group head beside them; a word in that type over no page references is not."""

@@ -105,8 +105,15 @@ def layout_candidates(
 def _heading_title(text: str) -> str:
     """A heading's title as Markdown can show it: element names lose their angle brackets
     (``<dir prefix="x">`` -> ``dir prefix="x"``), which a Markdown renderer would take for an
-    HTML tag and hide, as the producers' own bookmarks do."""
-    return _SPACES.sub(" ", _ELEMENT.sub(r"\1", text)).strip() or text
+    HTML tag and hide, as the producers' own bookmarks do.  A glyph the font maps to no
+    character (U+FFFD: a dingbat between a section's number and its words, "1 \ufffd
+    Motivation") says nothing and goes."""
+    shown = _ELEMENT.sub(r"\1", text).replace(UNMAPPED, "")
+    return _SPACES.sub(" ", shown).strip() or text
+
+
+UNMAPPED = "\ufffd"
+"""The replacement character PyMuPDF reads for a glyph its font maps to no character."""
 
 
 def _styled(ln: Line, body: float) -> bool:
