@@ -530,6 +530,27 @@ def test_parts_numbered_in_roman_above_sections_numbered_on_across_them(tmp_path
         (2, "4. Commands"), (3, "4.1. Page styles")]
 
 
+@pytest.mark.parametrize("part", ["Teil", "Partie", "Parte", "Deel", "Часть"])
+def test_a_part_label_over_its_title_is_one_heading_in_other_languages(
+    tmp_path: Path, part: str
+) -> None:
+    """A part page prints its label in one size over its title in a larger one ("Teil I"
+    over "Fernsehserien", dcexample, texlive seed 89): one heading, above the chapters,
+    whichever language the label is in.  The label alone used to read as a second heading
+    and the part's title fell below the chapters' level."""
+    font = "china-s" if part == "Часть" else "hebo"  # a font with Cyrillic letters
+    rows: list[Row] = []
+    for number, title, chapters in (("I", "Series", ("1 Pilots", "2 Seasons")),
+                                    ("II", "Documentaries", ("3 Railways", "4 Harbours"))):
+        rows += [Row(f"{part} {number}", font=font, size=20, new_page=True, centred=True),
+                 Row(title, font="hebo", size=24, space=20, centred=True)]
+        for chapter in chapters:
+            rows += [heading(chapter, 18, new_page=True), *prose(6)]
+    got = tree(write(tmp_path / "parts.pdf", rows))
+    assert got == [(1, f"{part} I Series"), (2, "1 Pilots"), (2, "2 Seasons"),
+                   (1, f"{part} II Documentaries"), (2, "3 Railways"), (2, "4 Harbours")]
+
+
 def test_chinese_prose_among_latin_text_is_text_not_headings(tmp_path: Path) -> None:
     """caspervector's manual (texlive, seed 11): Chinese prose in 10.5 pt beside English
     bibliography examples in 9 pt that hold more characters, its lines spaced apart (mixed

@@ -37,7 +37,12 @@ _TAB_GAP = 0.5  # em; a wider gap between spans sets a term apart from its descr
 _TAB_STOP = 1.0  # em; a roman tag is set apart from its description by a tab, not a wide space
 _TAG_PLAIN_SHARE = 0.25  # a term tag ("-o offset") is bold/monospace, with italic arguments
 
-_LABEL_WORDS = r"chapter|part|appendix|annex|section|kapitel|anhang|chapitre|annexe"
+_LABEL_WORDS = (  # "Chapter 2", "Teil I", "Capítulo 3" ... in the languages of Europe's documents
+    r"chapter|part|appendix|annex|section|kapitel|teil|anhang|abschnitt|chapitre|partie|annexe"
+    r"|cap[ií]tulo|capitolo|parte|ap[eéê]ndice|appendice|anexo|secci[oó]n|sezione|se[cç][cç][aã]o"
+    r"|hoofdstuk|deel|bijlage|kapittel|vedlegg|rozdzia[lł]|cz[eę][sś][cć]|dodatek"
+    r"|глава|часть|раздел|приложение"
+)
 _LABEL = re.compile(
     rf"^(?:{_LABEL_WORDS})\s+(?P<n>\d{{1,3}}(?:\.\d{{1,3}})*|[IVXLC]{{1,6}}|[A-Z])\b[.:]?",
     re.IGNORECASE,
