@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pdf_fixtures as fx
+import pymupdf
 import pytest
 
 from hiqa.errors import DocumentError, EncryptedDocumentError, ScannedDocumentError
@@ -164,6 +165,55 @@ def test_ruled_table_becomes_markdown_with_caption(tmp_path: Path) -> None:
     ]
     assert doc.markdown.count("0.91") == 1
     assert doc.markdown.count("Table 1: Accuracy") == 1
+
+
+def test_a_slides_sidebar_ruled_off_from_its_text_is_no_table(tmp_path: Path) -> None:
+    """A slide deck's sidebar (section names on a coloured panel, the current one on a band)
+    and its title rule make a grid the table finder reads: every slide's text became the
+    second column of a table beside the section names, and no frame title was a heading
+    (beamer's sidebar themes, texlive seed 73).  A grid in which no two rows hold two cells
+    of text is no table."""
+    path = tmp_path / "slides.pdf"
+    doc = pymupdf.open()
+    frames = (("Why pumps fail", 0), ("What we measured", 1), ("What we found", 2))
+    for title, current in frames:
+        page = doc.new_page(width=363, height=272)
+        page.draw_rect((0, 0, 363, 272), color=None, fill=(1, 1, 1))
+        page.draw_rect((0, 0, 70, 272), color=None, fill=(0.6, 0, 0))
+        page.draw_rect((0, 58 + 14 * current, 70, 66 + 14 * current), color=None,
+                       fill=(0.42, 0, 0))
+        page.draw_rect((70, 25, 251, 27), color=None, fill=(0.6, 0, 0))
+        for k, name in enumerate(("Introduction", "Methods", "Results")):
+            page.insert_text((4, 64 + 14 * k), name, fontsize=5, color=(1, 1, 1))
+        page.insert_text((80, 20), title, fontname="hebo", fontsize=14)
+        for k, text in enumerate(("The pump draws water from the lower basin and lifts it",
+                                  "to the tank on the hill, where it settles before it flows",
+                                  "to the houses of the village below, day and night.")):
+            page.insert_text((80, 50 + 13 * k), text, fontsize=10)
+    doc.save(path)
+    doc.close()
+    parsed = _parse(path)
+    assert [h.title for h in parsed.headings] == [title for title, _ in frames]
+    assert all(b.kind != "table" for s in parsed.sections for b in s.blocks)
+    assert parsed.markdown.count("the village below, day and night.") == 3
+
+
+def test_a_form_whose_answers_are_blank_stays_a_table(tmp_path: Path) -> None:
+    """A checklist ruled as a table, its header "YES | PAGE" over questions not yet answered:
+    only the header row holds two cells of text, in a header's few words.  It stays a table."""
+    rows = [["", "YES", "PAGE"], ["Children?", "", ""], ["Patients?", "", ""],
+            ["Genetic material?", "", ""]]
+    doc = pymupdf.open()
+    w = fx.Writer(doc)
+    w.heading("1 Ethics", 1)
+    w.paragraph("Answer each question and give the page of the proposal that explains it.")
+    w.table(rows, caption="Table 1: Ethical issues")
+    w.paragraph("A proposal that answers yes explains how consent is obtained.")
+    path = tmp_path / "form.pdf"
+    doc.save(path)
+    doc.close()
+    tables = [b for b in _section(_parse(path), "1 Ethics").blocks if b.kind == "table"]
+    assert [t.rows for t in tables] == [tuple(tuple(r) for r in rows)]
 
 
 # --- bad input -----------------------------------------------------------------------------------

@@ -26,6 +26,8 @@ _MIN_RULES = 2
 _MAX_OTHER_SHAPES = 0.1  # share of non-rule drawing items tolerated on a table page
 _MIN_TABLE_ROWS = 3  # a borderless table: three rows and three columns at least (two columns
 _MIN_TABLE_COLS = 3  # ... read as a definition list: a term and its description)
+HEADER_WORDS = 8
+"""Words a header cell holds at most (a form's "YES | PAGE" over questions left blank)."""
 _MAX_CELL_CHARS = 60  # a longer "cell" is a line of prose that happens to align
 _FLAG_MONO = 8  # PyMuPDF span flag: monospaced font
 _SECTION_NUMBER = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)*\.?$")
@@ -272,8 +274,8 @@ def extract_tables(
             if _a_row_per_line(by_line):
                 grid = by_line
         rows = _clean_rows(grid)
-        if len(rows) < 2 or max(len(r) for r in rows) < 2:
-            continue
+        if not _crossed(rows):
+            continue  # a page's panels (a slide's sidebar beside its text), not a table
         found.extend(_found(page, table, rows, lines, offset))
     return found
 
@@ -308,6 +310,17 @@ def _found(
             caption=_caption(lines, (x0, y0, x1, y1)),
         )
     ]
+
+
+def _crossed(rows: Sequence[Sequence[str]]) -> bool:
+    """A table is read across: two rows hold two cells of text or more, or its first row
+    does, in a header's few words (a form's "YES | PAGE" over questions still unanswered).
+    A slide's sidebar of section names ruled off from its text is a grid of another kind:
+    its first row is the first name beside all the slide's text, the other names alone."""
+    crossed = [r for r in rows if sum(map(bool, r)) >= 2]
+    return len(crossed) >= 2 or (
+        len(rows) >= 2 and crossed == [rows[0]]
+        and all(len(cell.split()) <= HEADER_WORDS for cell in rows[0]))
 
 
 def _cell_texts(page: Any, table: Any) -> list[list[str | None]]:
