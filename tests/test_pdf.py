@@ -216,6 +216,26 @@ def test_a_form_whose_answers_are_blank_stays_a_table(tmp_path: Path) -> None:
     assert [t.rows for t in tables] == [tuple(tuple(r) for r in rows)]
 
 
+def test_graph_paper_is_not_sent_to_the_table_finder(tmp_path: Path) -> None:
+    """A lattice of many more cells than words (graph paper under a few labels: gridpapers,
+    texlive seed 107, a second a page in the finder for nothing) is a drawing; a ruled table
+    whose cells hold text is still looked at."""
+    from hiqa.formats.pdf.tables import ruled_area
+
+    doc = pymupdf.open()
+    paper = doc.new_page()
+    for k in range(41):  # 40 x 55 cells of 5 mm
+        paper.draw_line((72 + 14 * k, 72), (72 + 14 * k, 72 + 14 * 55), width=0.3)
+    for k in range(56):
+        paper.draw_line((72, 72 + 14 * k), (72 + 14 * 40, 72 + 14 * k), width=0.3)
+    paper.insert_text((80, 90), "Squared paper, 5 mm", fontsize=9)
+    w = fx.Writer(doc)
+    w.new_page()
+    w.table(fx.TABLE_ROWS, caption="Table 1: Accuracy and latency per model")
+    assert ruled_area(doc[0]) is None
+    assert ruled_area(doc[1]) is not None
+
+
 # --- bad input -----------------------------------------------------------------------------------
 
 

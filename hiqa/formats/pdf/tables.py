@@ -74,6 +74,7 @@ def ruled_area(page: Any) -> tuple[float, float, float, float] | None:
     manual full of framed listings."""
     horizontal = vertical = other = 0
     xs: set[int] = set()
+    ys: set[int] = set()
     area = [math.inf, math.inf, -math.inf, -math.inf]
     top, bottom = page.rect.height * _MARGIN_BAND, page.rect.height * (1 - _MARGIN_BAND)
     edge: list[Any] = []
@@ -93,6 +94,7 @@ def ruled_area(page: Any) -> tuple[float, float, float, float] | None:
                 cover(ax, ay, bx, by)
                 if abs(ay - by) < 1 and abs(ax - bx) > 4:
                     horizontal += 1
+                    ys.add(round(ay))
                 elif abs(ax - bx) < 1 and abs(ay - by) > 4:
                     vertical += 1
                     xs.add(round(ax))
@@ -104,6 +106,7 @@ def ruled_area(page: Any) -> tuple[float, float, float, float] | None:
                 w, h = abs(x1 - x0), abs(y1 - y0)
                 if h < 4 and w > 4:  # a rule drawn as a thin filled bar
                     horizontal += 1
+                    ys.add(round((y0 + y1) / 2))
                 elif w < 4 and h > 4:
                     vertical += 1
                     xs.add(round((x0 + x1) / 2))
@@ -111,6 +114,7 @@ def ruled_area(page: Any) -> tuple[float, float, float, float] | None:
                     horizontal += 2
                     vertical += 2
                     xs.update((round(x0), round(x1)))
+                    ys.update((round(y0), round(y1)))
             else:
                 other += 1
     rules = horizontal + vertical
@@ -120,7 +124,7 @@ def ruled_area(page: Any) -> tuple[float, float, float, float] | None:
         and _positions(xs) >= 3
         and other <= _MAX_OTHER_SHAPES * rules
     )
-    if not grid:
+    if not grid or _blank_grid(page, area, xs, ys):
         return None
     base = tuple(area)  # the rules outside the bands; margin rules are judged against it alone
     for item in edge:  # a margin rule right next to the ruled area closes a table there
@@ -129,6 +133,21 @@ def ruled_area(page: Any) -> tuple[float, float, float, float] | None:
             area[1], area[3] = min(area[1], *ys), max(area[3], *ys)
     pad = 2.0
     return (area[0] - pad, area[1] - pad, area[2] + pad, area[3] + pad)
+
+
+CELLS_PER_WORD = 8
+"""Cells a grid may hold per word of text inside it before it is a drawing, not a table."""
+
+
+def _blank_grid(page: Any, area: Sequence[float], xs: set[int], ys: set[int]) -> bool:
+    """Graph paper, a plot's grid, a form of empty boxes: a lattice of many more cells than
+    there are words inside it (gridpapers: 3,400 cells to 200 words a page, 17 each; a
+    log book's ruled table: 2.6).  The finder's cost grows with the cells, a second a page
+    on graph paper, and what it would find holds no text."""
+    cells = max(_positions(xs) - 1, 0) * max(_positions(ys) - 1, 0)
+    if cells <= CELLS_PER_WORD:
+        return False
+    return cells > CELLS_PER_WORD * len(page.get_text("words", clip=tuple(area)))
 
 
 def _item_ys(item: Any) -> tuple[float, float]:
