@@ -411,6 +411,53 @@ def test_running_heads_that_name_the_section_are_furniture() -> None:
     assert roles({14: "4. The Database"}) == {14: BODY}
 
 
+def test_a_books_running_heads_with_chapter_labels_and_folios_are_furniture() -> None:
+    """A book's running heads: "18 CHAPTER 2. DOWNLOAD AND INSTALLATION" on the left pages,
+    "2.5. PACKAGE DEPENDENCIES 19" on the right, over headings "2 Download and
+    Installation" and "2.5/ Package Dependencies" (upmethodology's manual, texlive seed 107:
+    every head read as a chapter, path 0.143).  Each names a heading in the same words, beside
+    the page's number: furniture, the one head of a one-page section too; a first line that
+    names no heading stays text."""
+    from hiqa.formats.pdf.furniture import mark_furniture
+    from hiqa.formats.pdf.lines import BODY, FURNITURE, Line
+
+    def line(page: int, y: float, text: str, size: float = 10.9) -> Line:
+        return Line(page, page * 10 + int(y), 90, y, 400, y + size, text, size, False, False,
+                    False, True)
+
+    chapters = {3: "1 Introduction", 9: "2 Download and Installation",
+                17: "3 Class Documentation", 25: "4 Version Tracking"}
+    sections = {4: "1.1/ Purpose of the Package", 6: "1.2/ Reading This Manual",
+                10: "2.1/ Manual Installation", 14: "2.2/ Package Dependencies",
+                15: "2.3/ Debian Packages", 18: "3.1/ Front Pages", 22: "3.2/ Back Pages",
+                26: "4.1/ Version Histories"}
+    lines, chapter, section = [], "", ""
+    for page in range(1, 31):
+        if page in chapters:
+            chapter = chapters[page]
+            lines.append(line(page, 132, chapter, 20.7))
+        elif page > 3:
+            number, words = chapter.split(" ", 1)
+            head = (f"{page} CHAPTER {number}. {words.upper()}" if page % 2 == 0 else
+                    f"{section.split('/')[0]}. {section.split(' ', 1)[1].upper()} {page}")
+            lines.append(line(page, 52, head))
+        if page in sections:
+            section = sections[page]
+            lines.append(line(page, 160, section, 14.3))
+        lines.append(line(page, 300, f"Text of page {page}, which goes on a while.", 10.0))
+    lines.append(line(30, 52, "Appendix notes continue on this page"))
+    # a table's header at the top of two pages, its years no page's number: text
+    lines.append(line(27, 200, "At December 31, 2022", 14.3))
+    lines += [line(page, 60, "At December 31, 2022 2021") for page in (28, 29)]
+    mark_furniture(lines, [842.0] * 30, 10.0)
+    assert all(ln.role == BODY for ln in lines if ln.y0 == 60)
+    tops = [ln for ln in lines if ln.y0 == 52]
+    assert [ln.text for ln in tops if ln.role != FURNITURE] == [
+        "Appendix notes continue on this page"]
+    assert "2.2. PACKAGE DEPENDENCIES 15" in [ln.text for ln in tops]  # a one-page head
+    assert all(ln.role == BODY for ln in lines if ln.y0 in (132, 160, 300))
+
+
 def test_a_section_number_follows_its_sections_not_a_listing_that_reached_it_first(
         tmp_path: Path) -> None:
     """chemnum's manual: a listing numbered 1-8 ends between sections 8 and 9, and section

@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from hiqa.formats.pdf.lines import (
+    _LABEL,
     _LEADER,
     _MARGIN,
     _PAGE_NUMBER,
@@ -97,12 +98,17 @@ def _mark_section_heads(lines: Sequence[Line], margin: Sequence[int],
     10-K's tables start inside the top margin, their "At December 31," on several pages).
     A heading that happens to open one page is printed at the top once.  A top line made of
     two headings' titles in words (the sub-section's and the section's, a new pair on nearly
-    every page) is such a head in any band: no body's first line is two titles."""
+    every page) is such a head in any band: no body's first line is two titles.  Nor is a
+    heading's words beside a page's number, whatever label and number the head prints ("18
+    CHAPTER 2. DOWNLOAD AND INSTALLATION" over "2 Download and Installation"): such a head is
+    one in any band, and in a band where others stand, on one page too (a short section's)."""
     titles: dict[str, Line] = {}
+    worded: dict[str, Line] = {}
     for ln in lines:
         if (ln.role == BODY and (ln.bold or ln.size > body + 1.0)
                 and not _in_margin(ln, page_heights)):
             titles.setdefault(_furniture_key(ln.text), ln)
+            worded.setdefault(_title_words(ln.text), ln)
     heads: dict[str, list[Line]] = defaultdict(list)
     for i in margin:
         ln = lines[i]
@@ -110,19 +116,48 @@ def _mark_section_heads(lines: Sequence[Line], margin: Sequence[int],
         title = titles.get(key)
         band = _band(ln, page_heights)
         body_first = band in varied
+        if title is None and _folio(ln.text, len(page_heights)):  # "18 CHAPTER 2. DOWNLOAD ..."
+            key = _title_words(ln.text)
+            title = worded.get(key) if len(key) >= _MIN_TITLE_WORDS else None
+            body_first = False  # a title's words beside the page's number: no body's line
         if title is None:  # the section's and the sub-section's titles at the two ends
             title = _two_titles(key, titles)
             key, body_first = _TWO_TITLES, False  # no body's line is two titles
         if (ln.role == BODY and band[0] and not body_first and title is not None
                 and (ln.size < title.size - 0.5 or title.bold and not ln.bold)):
             heads[key].append(ln)
-    for found in heads.values():
-        if len({ln.page for ln in found}) >= 2:
+    confirmed = {_band(ln, page_heights) for found in heads.values()
+                 if len({ln.page for ln in found}) >= 2 for ln in found}
+    for found in heads.values():  # a short section's one head, where the others stand
+        if len({ln.page for ln in found}) >= 2 or all(
+                _folio(ln.text, len(page_heights)) and _band(ln, page_heights) in confirmed
+                for ln in found):
             for ln in found:
                 ln.role = FURNITURE
 
 
 _TWO_TITLES = "\x00two titles"  # the heads made of two titles, counted together
+_FOLIO = re.compile(r"^(\d{1,4})\s+\S|\S\s+(\d{1,4})$")  # a page's number at a head's one end
+
+
+def _folio(text: str, pages: int) -> bool:
+    """``text`` begins or ends with a number that can be a page's, no larger than the page
+    count: "18 CHAPTER 2. ..." does, a table's "At December 31, 2022 2021" at a page's top
+    does not."""
+    m = _FOLIO.search(text.strip())
+    return m is not None and 1 <= int(m.group(1) or m.group(2)) <= pages
+_NOT_WORDS = re.compile(r"[\W\d_]+")
+_MIN_TITLE_WORDS = 8  # characters: a title's words, not one short word that many lines hold
+
+
+def _title_words(text: str) -> str:
+    """A title's words alone: no page number, chapter label, section number, case or
+    punctuation.  A book's running heads print "18 CHAPTER 2. DOWNLOAD AND INSTALLATION" and
+    "2.5. PACKAGE DEPENDENCIES 19" over the headings "2 Download and Installation" and "2.5/
+    Package Dependencies"; their words are the same."""
+    text = re.sub(r"^\d{1,4}\s+|\s+\d{1,4}$", "", text.strip())
+    text = _LABEL.sub(" ", text, count=1)
+    return " ".join(_NOT_WORDS.sub(" ", text.casefold()).split())
 
 
 def _two_titles(key: str, titles: dict[str, Line]) -> Line | None:
