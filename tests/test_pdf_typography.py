@@ -198,8 +198,8 @@ def test_a_glyph_mapped_to_no_character_leaves_the_heading_title(tmp_path: Path)
     doc.xref_set_key(page.xref, "Resources/Font", f"{fonts[:-2]}/orn {font} 0 R>>")
     page.clean_contents()
     y = HEIGHT - 260
-    text = [f"BT /hebo 14 Tf {LEFT} {y} Td (2 ) Tj /orn 14 Tf (\\001) Tj /hebo 14 Tf "
-            "( Operation) Tj ET"]
+    text = [(f"BT /hebo 14 Tf {LEFT} {y} Td (2 ) Tj /orn 14 Tf (\\001) Tj /hebo 14 Tf "
+             "( Operation) Tj ET")]
     text += [f"BT /helv 10 Tf {LEFT} {y - 24 - 12.5 * k} Td ({row.text}) Tj ET"
              for k, row in enumerate(prose())]
     stream = page.get_contents()[0]

@@ -128,9 +128,9 @@ def ruled_area(page: Any) -> tuple[float, float, float, float] | None:
         return None
     base = tuple(area)  # the rules outside the bands; margin rules are judged against it alone
     for item in edge:  # a margin rule right next to the ruled area closes a table there
-        ys = _item_ys(item)
-        if min(ys) - base[3] <= _ADJOINING and base[1] - max(ys) <= _ADJOINING:
-            area[1], area[3] = min(area[1], *ys), max(area[3], *ys)
+        at = _item_ys(item)
+        if min(at) - base[3] <= _ADJOINING and base[1] - max(at) <= _ADJOINING:
+            area[1], area[3] = min(area[1], *at), max(area[3], *at)
     pad = 2.0
     return (area[0] - pad, area[1] - pad, area[2] + pad, area[3] + pad)
 
