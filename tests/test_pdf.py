@@ -286,6 +286,8 @@ def test_load_document_dispatches_pdf(tmp_path: Path) -> None:
         ("3 Results", 1),
         ("3.2 Setup", 2),
         ("3.2.1. Sensors", 3),
+        ("2.5.1/ Package Dependencies", 3),  # a class that ends its numbers in a slash
+        ("1/2 cup of flour", None),
         ("A.2 Extra Tables", 2),
         ("Chapter 4 Storage", 1),
         ("Appendix B Tests", 1),

@@ -47,7 +47,7 @@ _LABEL = re.compile(
     rf"^(?:{_LABEL_WORDS})\s+(?P<n>\d{{1,3}}(?:\.\d{{1,3}})*|[IVXLC]{{1,6}}|[A-Z])\b[.:]?",
     re.IGNORECASE,
 )
-_DOTTED = re.compile(r"^(?P<n>(?:\d{1,3}|[A-Z])(?:\.\d{1,3})+)\.?(?=\s|$)")
+_DOTTED = re.compile(r"^(?P<n>(?:\d{1,3}|[A-Z])(?:\.\d{1,3})+)[./]?(?=\s|$)")  # "2.1/ Foo" too
 _PLAIN = re.compile(r"^(?P<n>\d{1,2})\.?(?=\s+\S)")
 _ROMAN = re.compile(r"^(?P<n>[IVXLC]{1,6})\.(?=\s+\S)")
 _CJK_LABEL = re.compile(r"^第\s*(?P<n>\d{1,3}|[〇零一二三四五六七八九十百]{1,4})\s*[章节](?=\s*\S)")
