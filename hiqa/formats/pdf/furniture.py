@@ -138,6 +138,9 @@ def _mark_section_heads(lines: Sequence[Line], margin: Sequence[int],
 
 _TWO_TITLES = "\x00two titles"  # the heads made of two titles, counted together
 _FOLIO = re.compile(r"^(\d{1,4})\s+\S|\S\s+(\d{1,4})$")  # a page's number at a head's one end
+_FOLIO_EDGE = re.compile(r"^\d{1,4}\s+|\s+\d{1,4}$")  # that number and its space
+_NOT_WORDS = re.compile(r"[\W\d_]+")
+_MIN_TITLE_WORDS = 8  # characters: a title's words, not one short word that many lines hold
 
 
 def _folio(text: str, pages: int) -> bool:
@@ -146,8 +149,6 @@ def _folio(text: str, pages: int) -> bool:
     does not."""
     m = _FOLIO.search(text.strip())
     return m is not None and 1 <= int(m.group(1) or m.group(2)) <= pages
-_NOT_WORDS = re.compile(r"[\W\d_]+")
-_MIN_TITLE_WORDS = 8  # characters: a title's words, not one short word that many lines hold
 
 
 def _title_words(text: str) -> str:
@@ -155,7 +156,7 @@ def _title_words(text: str) -> str:
     punctuation.  A book's running heads print "18 CHAPTER 2. DOWNLOAD AND INSTALLATION" and
     "2.5. PACKAGE DEPENDENCIES 19" over the headings "2 Download and Installation" and "2.5/
     Package Dependencies"; their words are the same."""
-    text = re.sub(r"^\d{1,4}\s+|\s+\d{1,4}$", "", text.strip())
+    text = _FOLIO_EDGE.sub("", text.strip())
     text = _LABEL.sub(" ", text, count=1)
     return " ".join(_NOT_WORDS.sub(" ", text.casefold()).split())
 

@@ -460,7 +460,7 @@ def _with_lead_group(lines: Sequence[Line], run: list[int], taken: set[int]) -> 
             words = ln.text.split()
             entries = [lines[k].text for k in range(i + 1, first) if lines[k].role == BODY]
             lead = (0 < len(words) <= 2 and all(w.isalpha() for w in words)
-                    and entries and sum(t[-1:].isdigit() for t in entries) >= 0.5 * len(entries))
+                    and _page_references(entries))
             return [i, *run] if lead else run
     return run
 
@@ -473,6 +473,11 @@ def _entries_between(lines: Sequence[Line], run: Sequence[int]) -> bool:
     inside = set(run)
     entries = [ln.text for i, ln in enumerate(lines[run[0]:run[-1]], run[0])
                if i not in inside and ln.role == BODY]
+    return _page_references(entries)
+
+
+def _page_references(entries: Sequence[str]) -> bool:
+    """An index's entries: some, most of them ending in a page number."""
     return sum(t[-1:].isdigit() for t in entries) >= 0.5 * len(entries) > 0
 
 
