@@ -1163,3 +1163,50 @@ def test_a_contents_list_without_page_numbers_is_not_headings(tmp_path: Path) ->
                    heading("1.2 Valves", 11), *prose(), heading("2 Care", 14), *prose()]
     assert [t for _, t in tree(write(tmp_path / "two.pdf", papers))] == [
         "1 Pumps", "1.1 Seals", "1.2 Valves", "2 Care"] * 2
+
+
+def test_an_index_group_already_read_as_a_heading_is_a_sibling_of_the_letters() -> None:
+    """copyedit's "Symbols" is set apart enough to be a heading of its own, at the level of the
+    "Index" above it; it is the index's first group, one level below "Index" like the letters
+    that follow, not a parent of them."""
+    from hiqa.formats.pdf.layout import HeadingCandidate
+    from hiqa.formats.pdf.lines import Line
+    from hiqa.formats.pdf.typography import _with_index_letters
+
+    def line(y: float, text: str, size: float = 9.0, bold: bool = False) -> Line:
+        return Line(12, int(y), 90, y, 300, y + size, text, size, bold, False, False, True)
+
+    texts = [("Index", 20.7, True), ("Symbols", 9.0, True), ("\\@auxout, 24", 7.2, False),
+             ("\\@ctext, 207, 208", 7.2, False), ("A", 9.0, True), ("anchor, 3, 7", 7.2, False),
+             ("B", 9.0, True), ("basin, 12", 7.2, False), ("C", 9.0, True), ("cell, 4", 7.2, False)]
+    lines = [line(100 + 12 * k, t, s, b) for k, (t, s, b) in enumerate(texts)]
+    kept = [(HeadingCandidate(0, 0, "Index", (20.5, True), None, True), 2),
+            (HeadingCandidate(1, 1, "Symbols", (9.0, True), None, False), 2)]
+    out = [(lv, lines[c.first].text) for c, lv in _with_index_letters(kept, lines, 10.0)]
+    assert out == [(2, "Index"), (3, "Symbols"), (3, "A"), (3, "B"), (3, "C")]
+
+
+def test_a_listing_line_that_wraps_belongs_to_the_listing() -> None:
+    """A numbered listing's line that wraps goes on, unnumbered, in the next line (listings'
+    "↙"); set all in a keyword's bold ("immediate\\write 18 }", graphicscache), it is still the
+    listing's, not a heading.  A section heading between two lines of a listing whose numbers
+    run on through the sections is set in another face and size: not the listing's."""
+    from hiqa.formats.pdf.blocks import numbered_runs
+    from hiqa.formats.pdf.lines import Line
+
+    def line(y: float, text: str, size: float = 10.5, bold: bool = False, mono: bool = True
+             ) -> Line:
+        return Line(6, int(y), 100, y, 470, y + size, text, size, bold, mono, mono, True)
+
+    lines = [line(100, "Releasing the manuscript.", 10.0, mono=False)]
+    for n in range(95, 103):
+        lines.append(line(110 + 14 * len(lines), f"{n} \\protected\\def\\graphicscache@x {{\\↙"))
+        if n == 97:
+            lines.append(line(110 + 14 * len(lines), "immediate\\write 18 }", 10.9, bold=True))
+        if n == 99:
+            lines.append(line(110 + 14 * len(lines), "2.3 Macros", 12.0, bold=True, mono=False))
+    listing = numbered_runs(lines, lambda i: lines[i].bold and not lines[i].mono)
+    texts = {lines[i].text for i in listing}
+    assert "immediate\\write 18 }" in texts
+    assert "2.3 Macros" not in texts and "Releasing the manuscript." not in texts
+    assert len(listing) == 9

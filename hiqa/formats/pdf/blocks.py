@@ -61,8 +61,26 @@ class _Chain:
 def numbered_runs(lines: Sequence[Line], heading: Callable[[int], bool]) -> set[int]:
     """Indices of lines that belong to a dense run of consecutively numbered lines (a listing's
     line numbers, a numbered list, contents rows): never headings.  ``heading`` tells whether
-    a line is set apart as a heading over text."""
-    return {i for chain in _chains(lines) if chain.dense(heading) for i in chain.members}
+    a line is set apart as a heading over text.  A listing's line that wraps, or an item's,
+    goes on in the lines before the next number, in its face and size whatever their weight
+    (listings' "↙" continuations: a wrapped "immediate\\write 18 }" set in a keyword's bold):
+    those belong to the run too.  A section heading between two lines of a listing whose
+    numbers run on through the sections is set in another face or size."""
+    out: set[int] = set()
+    for chain in _chains(lines):
+        if chain.dense(heading):
+            out.update(chain.members)
+            out.update(i for a, b in pairwise(chain.members) if b - a <= WRAPPED + 1
+                       for i in range(a + 1, b) if _wraps(lines[a], lines[i]))
+    return out
+
+
+def _wraps(line: Line, after: Line) -> bool:
+    return after.mono == line.mono and abs(after.size - line.size) <= 1.0
+
+
+WRAPPED = 2
+"""Lines a numbered program line or list item may wrap onto before the next number."""
 
 
 def numbered_sequences(lines: Sequence[Line], heading: Callable[[int], bool]) -> list[list[int]]:

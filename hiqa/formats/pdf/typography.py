@@ -418,9 +418,10 @@ def _with_index_letters(
     runs = _letter_runs(lines, text, taken)
     if not runs:
         return kept
-    out = list(kept)
+    grouped = {i for run in runs for i in run}  # a lead group read as a heading joins its run
+    out = [(c, lv) for c, lv in kept if grouped.isdisjoint(range(c.first, c.last + 1))]
     for run in runs:
-        before = [lv for c, lv in kept if c.first < run[0]]
+        before = [lv for c, lv in out if c.first < run[0]]
         level = (before[-1] if before else 0) + 1
         out += [(HeadingCandidate(i, i, lines[i].text, line_style(lines[i]), None, False), level)
                 for i in run]
@@ -454,7 +455,7 @@ def _with_lead_group(lines: Sequence[Line], run: list[int], taken: set[int]) -> 
     style, first = line_style(lines[run[0]]), run[0]
     for i in range(first - 1, max(-1, first - LEAD_GROUP_LINES), -1):
         ln = lines[i]
-        if i in taken or ln.role != BODY:
+        if ln.role != BODY or (i in taken and line_style(ln) != style):
             return run
         if line_style(ln) == style and not ln.code:
             words = ln.text.split()
