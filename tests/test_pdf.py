@@ -295,6 +295,12 @@ def test_load_document_dispatches_pdf(tmp_path: Path) -> None:
         ("A Brief Introduction", None),
         ("Results", None),
         ("2023 in Review", None),
+        ("§1 Introduction", 1),  # the section sign
+        ("§ 3.2 Haftung", 2),
+        ("1.1Motivation", 2),  # a kern, no space, between number and title in the text layer
+        ("1.Introduction", 1),
+        ("2.4GHz radio", None),  # a quantity, not a glued number
+        ("1.5V supply", None),
     ],
 )
 def test_numbering_depth(title: str, depth: int | None) -> None:
@@ -305,6 +311,21 @@ def test_strip_numbering() -> None:
     assert strip_numbering("3.2.1 Sensors") == "Sensors"
     assert strip_numbering("Appendix B Tests") == "Tests"
     assert strip_numbering("Results") == "Results"
+    assert strip_numbering("§1 Introduction") == "Introduction"
+    assert strip_numbering("1.1Motivation") == "Motivation"
+
+
+def test_a_glued_number_is_shown_apart_and_an_unmapped_glyph_is_no_part_of_a_title() -> None:
+    """A contents row or heading whose number the text layer glued to its title is shown as
+    the page shows it ("15.10.1 First Use"); a glyph mapped to no character (U+FFFD, a
+    dingbat between number and title) does not keep a heading from its contents entry."""
+    from hiqa.formats.pdf.lines import norm_title, spaced_number
+
+    assert spaced_number("15.10.1First Use") == "15.10.1 First Use"
+    assert spaced_number("1.Introduction") == "1. Introduction"
+    assert spaced_number("2.4GHz radio") == "2.4GHz radio"
+    assert spaced_number("3 Results") == "3 Results"
+    assert norm_title("1 \ufffdUser interface") == norm_title("1 User interface")
 
 
 def test_the_body_first_line_band_is_not_a_header_band(tmp_path: Path) -> None:

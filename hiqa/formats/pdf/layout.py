@@ -45,6 +45,7 @@ from hiqa.formats.pdf.lines import (
     ideographs,
     norm_title,
     numbering_depth,
+    spaced_number,
     strip_numbering,
     word_count,
 )
@@ -108,7 +109,7 @@ def _heading_title(text: str) -> str:
     HTML tag and hide, as the producers' own bookmarks do.  A glyph the font maps to no
     character (U+FFFD: a dingbat between a section's number and its words, "1 \ufffd
     Motivation") says nothing and goes."""
-    shown = _ELEMENT.sub(r"\1", text).replace(UNMAPPED, "")
+    shown = spaced_number(_ELEMENT.sub(r"\1", text).replace(UNMAPPED, ""))
     return _SPACES.sub(" ", shown).strip() or text
 
 

@@ -47,8 +47,11 @@ _LABEL = re.compile(
     rf"^(?:{_LABEL_WORDS})\s+(?P<n>\d{{1,3}}(?:\.\d{{1,3}})*|[IVXLC]{{1,6}}|[A-Z])\b[.:]?",
     re.IGNORECASE,
 )
-_DOTTED = re.compile(r"^(?P<n>(?:\d{1,3}|[A-Z])(?:\.\d{1,3})+)[./]?(?=\s|$)")  # "2.1/ Foo" too
-_PLAIN = re.compile(r"^(?P<n>\d{1,2})\.?(?=\s+\S)")
+_SIGN = r"(?:\u00a7\s?)?"  # the section sign: "§1 Introduction", "§ 3.2 Haftung"
+_GLUED = r"[A-Z][a-z]"  # a title set a kern, not a space, after its number: "1.1Motivation"
+_DOTTED = re.compile(
+    rf"^{_SIGN}(?P<n>(?:\d{{1,3}}|[A-Z])(?:\.\d{{1,3}})+)(?:[./]?(?=\s|$)|(?={_GLUED}))")  # "2.1/"
+_PLAIN = re.compile(rf"^{_SIGN}(?P<n>\d{{1,2}})(?:\.?(?=\s+\S)|\.(?={_GLUED}))")
 _ROMAN = re.compile(r"^(?P<n>[IVXLC]{1,6})\.(?=\s+\S)")
 _CJK_LABEL = re.compile(r"^第\s*(?P<n>\d{1,3}|[〇零一二三四五六七八九十百]{1,4})\s*[章节](?=\s*\S)")
 """A chapter's or section's label in Chinese ("第2节 使用示例", "第一章 绪论"), as "Chapter 2"."""
@@ -477,6 +480,15 @@ def strip_numbering(title: str) -> str:
     return title
 
 
+def spaced_number(title: str) -> str:
+    """The title with a space after a number its text layer glued to it ("1.1Motivation" ->
+    "1.1 Motivation"), as the page shows it; any other title as it is."""
+    m = _DOTTED.match(title) or _PLAIN.match(title)
+    if m and title[m.end():m.end() + 1].isalpha():
+        return f"{title[:m.end()]} {title[m.end():]}"
+    return title
+
+
 _PART_NUMBER = re.compile(r"^(?:Part\s+)?(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3})\.?\s+(?=\w)")
 
 
@@ -517,7 +529,8 @@ def norm_title(text: str) -> str:
     return t.rstrip(" .:;,")
 
 
-_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "`": "'"})
+_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "`": "'",
+                         "\ufffd": None})  # a glyph mapped to no character says nothing
 
 
 def _prose(text: str) -> bool:
