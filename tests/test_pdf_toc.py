@@ -542,11 +542,15 @@ def test_a_toc_printed_in_two_columns_gives_its_tree(tmp_path: Path) -> None:
     assert "as-" not in markdown and ". . . ." not in markdown  # no TOC row is text
 
 
-def test_parts_printed_at_the_chapters_indent_are_a_level_above_them(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("chapter_pt", "part_pt"), [(10.0, 13.0), (10.95, 11.95)])
+def test_parts_printed_at_the_chapters_indent_are_a_level_above_them(
+        tmp_path: Path, chapter_pt: float, part_pt: float) -> None:
     """LaTeX (and beamer) print a part's TOC entry at its chapters' indent, only larger; its
     page prints "Part II" above the title.  Indents alone put parts and chapters side by side
     (beamer's manual: path accuracy 0.560); the larger entries that take turns with the others
-    are a level above them, and "II Casing systems" is found under "Part II"."""
+    are a level above them, and "II Casing systems" is found under "Part II".  An 11 pt
+    class sets chapters at 10.95 pt and parts at 12 (exsheets): a point apart, though the
+    chapters' half-point bucket is 11."""
     parts = {"I Rotor systems": ["1 Checking the rotor", "2 Draining the housing"],
              "II Casing systems": ["3 Sealing the casing", "4 Testing the flange"]}
     doc = pymupdf.open()
@@ -554,11 +558,12 @@ def test_parts_printed_at_the_chapters_indent_are_a_level_above_them(tmp_path: P
     toc.insert_text((72, 60), "Contents", fontsize=16)
     y, page_no = 100.0, 2
     for part, chapters in parts.items():
-        toc.insert_text((72, y), part, fontsize=13, fontname="hebo")
-        toc.insert_text((500, y), str(page_no), fontsize=13, fontname="hebo")
+        toc.insert_text((72, y), part, fontsize=part_pt, fontname="hebo")
+        toc.insert_text((500, y), str(page_no), fontsize=part_pt, fontname="hebo")
         y, page_no = y + 20, page_no + 1
         for chapter in chapters:
-            _rows_page(toc, y, [(chapter, str(page_no))], leaders=True)
+            toc.insert_text((72, y), f"{chapter} . . . . . . . . . .", fontsize=chapter_pt)
+            toc.insert_text((500, y), str(page_no), fontsize=chapter_pt)
             y, page_no = y + 14, page_no + 1
     for part, chapters in parts.items():
         page = doc.new_page()
@@ -668,3 +673,131 @@ def test_a_chapter_numbered_in_chinese_numerals_on_its_page_is_found(tmp_path: P
         [("一 基本格式测试", "1.1 第一层"), ("二 其他格式测试", "2.1 代码环境")])
     assert _tree(tmp_path, doc) == [(1, "1 基本格式测试"), (2, "1.1 第一层"),
                                     (1, "2 其他格式测试"), (2, "2.1 代码环境")]
+
+
+@pytest.mark.parametrize("byline", [False, True])
+def test_a_two_column_toc_between_an_abstract_and_the_text_gives_its_tree(
+        tmp_path: Path, byline: bool) -> None:
+    """A package manual's first page: a one-column abstract, the contents in two columns, then
+    the first section's text across the page again (ltxnew).  The lines across the page
+    above and below cross the gutter, so the page as a whole is no two-column page; the band
+    between them is, and its left column is read before its right.  The body prints its
+    section numbers glued to their titles ("1.1Motivation": a kern, no space), as the
+    ltxnew manual's text layer does.  A byline set in two columns above the contents too
+    (handout: the author's name beside "Version 1.6.0" over "21/04/2017") is no entry: the
+    band starts at its first entry."""
+    sections = {1: ("Introduction", ["Motivation", "Usage"]),
+                2: ("Implementation", ["Identification", "Requirements of the drains",
+                                       "Helper macros"]),
+                3: ("History", ["Version one", "Version two"])}
+    doc = pymupdf.open()
+    first = doc.new_page()
+    first.insert_text((200, 60), "The pumpdoc package", fontsize=18)
+    _prose(first, 100, 4, "This package documents pumps, their drains and vents across a page.")
+    if byline:
+        first.insert_text((120, 148), "Ada Pumpwright", fontsize=11)
+        first.insert_text((120, 161), "ada <at> pumps <dot> org", fontsize=11)
+        first.insert_text((330, 148), "Version 1.6.0", fontsize=11)
+        first.insert_text((330, 161), "21/04/2017", fontsize=11)
+    first.insert_text((72, 175), "Contents", fontsize=13)
+    rows = []
+    for k, (title, subs) in sections.items():
+        rows.append((0, f"{k} {title}", k + 1))
+        rows += [(12, f"{k}.{j} {s}", k + 1) for j, s in enumerate(subs, 1)]
+    for c, part in ((0, rows[:5]), (1, rows[5:])):
+        left, right = (72.0, 280.0) if c == 0 else (310.0, 520.0)
+        for r, (indent, text, page_no) in enumerate(part):
+            y = 200.0 + 14 * r + (14 if c and r else 0)
+            if c and not r:  # the right column opens with a title wrapped over two rows
+                first.insert_text((left + indent, y), text.rsplit(" ", 2)[0], fontsize=10)
+                text, y, indent = text.rsplit(" ", 2)[1] + " " + text.rsplit(" ", 1)[1], y + 14, 24
+            first.insert_text((left + indent, y), f"{text} . . . . . .", fontsize=10)
+            num = str(page_no)
+            first.insert_text((right - pymupdf.get_text_length(num, fontsize=10), y), num,
+                              fontsize=10)
+    first.insert_text((72, 290), "1.Introduction", fontsize=14)  # glued, as the page prints it
+    _prose(first, 320, 3, "The first section starts on the first page and runs across it.")
+    for k, (title, subs) in sections.items():
+        page = doc.new_page()
+        y = 72.0
+        if k > 1:
+            page.insert_text((72, y), f"{k}.{title}", fontsize=14)
+            y += 24
+        for j, sub in enumerate(subs, 1):
+            page.insert_text((72, y), f"{k}.{j}{sub}", fontsize=11)
+            y = _prose(page, y + 20, 3, f"Body text of {sub.lower()} with some detail.") + 10
+    assert _tree(tmp_path, doc) == [
+        (lv, t) for k, (title, subs) in sections.items()
+        for lv, t in [(1, f"{k} {title}"), *((2, f"{k}.{j} {s}") for j, s in enumerate(subs, 1))]]
+
+
+def test_a_wrapped_title_is_joined_when_glyph_boxes_are_only_x_high() -> None:
+    """exsheets' fonts give glyph boxes as high as the lower-case letters: a title's two rows
+    are 14 pt apart but their boxes 9 pt, more than a line's gap under a full box.  The gap
+    counts from where the first row's type ends at its size; rows a paragraph apart are still
+    no one title, nor is a bold label over rows in the text type."""
+    from hiqa.formats.pdf.toc_rows import Row, wrapped_rows
+
+    def row(y: float, text: str, ref: tuple[str, str] | None = None, size: float = 10.9,
+            x: float = 319, bold: bool = False) -> Row:
+        return Row([0], x, 506, y, y + 5, text, size, bold, 0, ref)
+
+    rows = [row(573, "7.2. Options to the question En-", size=10.36),
+            row(587, "vironment . . . . . . 9", ("vironment", "9"), x=344)]
+    assert wrapped_rows(rows, 1) == [0]
+    apart = [row(573, "7.2. Options to the question En-"),
+             row(610, "vironment . . . . . . 9", ("vironment", "9"), x=344)]
+    assert wrapped_rows(apart, 1) == []
+    label = [row(573, "Contents", bold=True), row(587, "1 Pumps . . . 3", ("1 Pumps", "3"))]
+    assert wrapped_rows(label, 1) == []
+
+
+def test_a_mark_hung_in_the_margin_keeps_an_entry_at_its_siblings_level() -> None:
+    """exsheets lists its solutions in the contents, one starred: "⋆Solution 29" starts a star's
+    width left of "Solution 28", an indent no other entry takes.  Read as a level of its own
+    it pushed every deeper entry down one (path accuracy 0.16).  Parts whose right-aligned
+    numbers put "II" left of "I" (eqpin2corrman) stay one level, above their chapters."""
+    from hiqa.formats.pdf.toc import TocEntry, _assign_levels
+
+    def entry(title: str, x0: float, size: float = 10.9, bold: bool = False) -> TocEntry:
+        return TocEntry(title, 3, False, x0, size, bold, 0, 1)
+
+    entries = [entry("A. Solutions used in this manual", 89, bold=True)]
+    entries += [entry(f"Solution {n}.", 106) for n in (9, 10, 11, 18, 19, 20, 27, 28)]
+    entries += [entry("⋆Solution 29.", 93), entry("Solution 30.", 106),
+                entry("B. Bibliography", 89, bold=True)]
+    _assign_levels(entries)
+    assert [e.level for e in entries] == [1, *[2] * 10, 1]
+
+    parts = [entry("I Version 1.0", 124, 11.1, True),
+             *(entry(f"{n} Chapter {n}", 134, 9.5, True) for n in range(1, 6)),
+             entry("II Version 2.0", 120, 11.1, True),
+             *(entry(f"{n} Chapter {n}", 134, 9.5, True) for n in range(6, 12))]
+    _assign_levels(parts)
+    assert [e.level for e in parts] == [1, *[2] * 5, 1, *[2] * 6]
+
+
+def test_contents_under_an_abstract_with_a_title_wrapped_over_three_rows() -> None:
+    """filemod's first page: the abstract's last line, the "Contents" label, then entries, one
+    title wrapped over three rows ("3.1 Minimal set of ex-" / "pandable Macros:" /
+    "filemod-expmin . . . 8").  The entries after it are still the contents', and the
+    abstract's last line, two rows above the first entry, does not hide the label."""
+    from hiqa.formats.pdf.toc import _reference_run
+    from hiqa.formats.pdf.toc_rows import Row
+
+    def row(y: float, text: str, ref: tuple[str, str] | None = None, x: float = 140,
+            size: float = 10.0, bold: bool = False) -> Row:
+        return Row([0], x, 470, y, y + 10, text, size, bold, 0, ref)
+
+    rows = [row(386, "This package will work with LaTeX as long as pdfTeX (in", x=163, size=8.9),
+            row(408, "does not provide \\pdffilemoddate.", x=150, size=8.9),
+            row(428, "Contents", x=125, size=14.3, bold=True),
+            row(455, "3 Implementation 8", ("3 Implementation", "8"), x=125, bold=True),
+            row(468, "3.1 Minimal set of ex-"), row(480, "pandable Macros:", x=162),
+            row(492, "filemod-expmin . . . . . 8", ("filemod-expmin", "8"), x=162),
+            row(505, "3.2 Header of filemod . . . . 11", ("3.2 Header of filemod", "11")),
+            row(518, "3.3 Parser . . . . . . . . . . 11", ("3.3 Parser", "11")),
+            row(626, "1 Introduction", x=125, size=14.3, bold=True),
+            row(651, "This package provides several macros to read and compare", x=125)]
+    run = _reference_run(rows)
+    assert [r.text for r in run] == [r.text for r in rows[3:9]]

@@ -28,6 +28,7 @@ on the pages they point to.  Otherwise the headings come from the layout alone.
 from __future__ import annotations
 
 import re
+import statistics
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from hiqa.formats.pdf.lines import (
     Line,
     norm_title,
     numbering_depth,
+    spaced_number,
     strip_numbering,
     title_forms,
 )
@@ -259,10 +261,13 @@ def page_ranges(pages: Sequence[int]) -> str:
 
 def _leading_references(rows: Sequence[Row]) -> list[Row]:
     """The rows from the top of a page that still belong to the TOC ended on the page before:
-    page-reference rows and the rows their titles wrap from, up to the first other row."""
+    page-reference rows and the rows their titles wrap from (the row above one, or rows set
+    alike over it: ``wrapped_rows``), up to the first other row."""
     out: list[Row] = []
     for k, r in enumerate(rows):
-        if r.ref is None and not (k + 1 < len(rows) and rows[k + 1].ref is not None):
+        if r.ref is None and not (k + 1 < len(rows) and rows[k + 1].ref is not None) and not any(
+                rows[j].ref is not None and k in wrapped_rows(rows, j)
+                for j in range(k + 2, min(len(rows), k + WRAP_ROWS))):
             break
         out.append(r)
     while out and out[-1].ref is None:
@@ -287,7 +292,9 @@ def _reference_run(rows: Sequence[Row]) -> list[Row]:
     k = 0
     while k < len(rows):
         run = _leading_references(rows[k:])
-        step = max(1, len(run))
+        # past a run of entries; one row on where the run opens with rows that may begin a
+        # title (the abstract's last line over "Contents" and the first entry)
+        step = len(run) if run and run[0].ref is not None else 1
         above = rows[k - 1] if k else None
         if len(run) >= 2 and label(run[0], run[1]):  # the label, read as a title's first row
             above, run = run[0], run[1:]
@@ -339,7 +346,8 @@ def _entries(pages: Sequence[tuple[int, list[Row]]]) -> list[TocEntry]:
             if key in seen:
                 continue
             seen.add(key)
-            out.append(TocEntry(title, number, roman, x0, size, bold, run, page_no))
+            out.append(TocEntry(spaced_number(title), number, roman, x0, size, bold, run,
+                                page_no))
     return out
 
 
@@ -375,6 +383,7 @@ def _assign_levels(entries: list[TocEntry]) -> None:
             indents.append(x)
     for e in entries:
         e.level = 1 + max(k for k, x in enumerate(indents) if e.x0 >= x - _INDENT_TOL)
+    _hung_marks(entries, indents)
     _parts_above(entries)
     depths = [(e, numbering_depth(e.title)) for e in entries]
     numbered = [(e, d) for e, d in depths if d is not None]
@@ -388,13 +397,44 @@ def _assign_levels(entries: list[TocEntry]) -> None:
         e.level = d
 
 
+def _hung_marks(entries: list[TocEntry], indents: Sequence[float]) -> None:
+    """An entry whose mark hangs in the margin ("⋆Solution 29" among "Solution 28" rows)
+    starts a little left of its siblings, at an indent of its own: an indent that one entry
+    alone takes, among ``_HUNG_AMONG`` or more, within an em or two left of the next one and
+    set like the entries there, is that next one's.  (Right-aligned part numbers put "II"
+    left of "I": both larger than the chapters under them, they go together.)"""
+    if len(entries) < _HUNG_AMONG:
+        return
+    by_level: dict[int, list[TocEntry]] = defaultdict(list)
+    for e in entries:
+        by_level[e.level].append(e)
+    for e in entries:
+        k = e.level  # 1-based: indents[k] is the next indent to the right
+        if len(by_level[k]) != 1 or k >= len(indents) or indents[k] - e.x0 > 2 * e.size:
+            continue
+        there = by_level[k + 1]
+        if (abs(statistics.median(n.size for n in there) - e.size) <= 0.5
+                and sum(n.bold == e.bold for n in there) * 2 > len(there)):
+            e.level = k + 1
+    levels = sorted({e.level for e in entries})
+    for e in entries:
+        e.level = levels.index(e.level) + 1
+
+
+_HUNG_AMONG = 10
+"""Entries in a TOC before an indent one of them alone takes can be a hung mark's."""
+
+
 def _parts_above(entries: list[TocEntry]) -> None:
     """Entries at the first indent set larger than most there (LaTeX's and beamer's parts,
     printed at the chapters' indent) are a level above the others: every other entry goes one
     level down.  Parts take turns with the chapters they hold; larger entries in one run are a
     list of their own (octave's short contents before its full TOC), not parts."""
     first = [e for e in entries if e.level == 1]
-    usual = Counter(round(e.size * 2) / 2 for e in first).most_common(1)[0][0]
+    bucket = Counter(round(e.size * 2) / 2 for e in first).most_common(1)[0][0]
+    # the usual size as set, not its half-point bucket: 10.9 pt chapters fall in the 11 pt
+    # bucket, and 12 pt parts (11.96 as read) would not be a point above that
+    usual = statistics.median(e.size for e in first if round(e.size * 2) / 2 == bucket)
     parts = {id(e) for e in first if e.size >= usual + _PART_STEP}
     if not parts or len(parts) * 2 >= len(first):
         return

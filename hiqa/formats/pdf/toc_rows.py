@@ -7,6 +7,7 @@ carries its title and number; a title wrapped over rows is joined.
 
 from __future__ import annotations
 
+import math
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
@@ -59,39 +60,109 @@ def _columns(idx: Sequence[int], lines: Sequence[Line]) -> list[tuple[list[int],
     A page is set in two columns (a TOC printed in two, as LaTeX's ``multicols`` does) when a
     gutter in the middle of its text is crossed by few lines (a full-width heading above, a
     footer below) and the lines on each side are text, not just page numbers: a one-column TOC
-    without leaders also leaves a gap between its titles and their numbers.  The right column
-    is shifted by the difference of the columns' right edges (where the page numbers end), so
-    indents, and thus levels, compare across columns."""
+    without leaders also leaves a gap between its titles and their numbers.  A package
+    manual's first page sets its contents in two columns between a one-column abstract and
+    the first section: there the two columns are the band of lines no line crosses
+    (``_band``).  The right column is shifted by the difference of the columns' right edges
+    (where the page numbers end), so indents, and thus levels, compare across columns."""
     if len(idx) < 2 * MIN_ROWS:
         return [(list(idx), 0.0)]
     left = min(lines[i].x0 for i in idx)
-    right = max(lines[i].x1 for i in idx)
-    width = right - left
+    width = max(lines[i].x1 for i in idx) - left
     starts = sorted(lines[i].x0 for i in idx)
     ends = sorted(lines[i].x1 for i in idx)
-    best: tuple[int, float] | None = None
-    for x in sorted({e + 0.5 for e in ends} | {s - 0.5 for s in starts}):
-        if not left + 0.3 * width <= x <= left + 0.7 * width:
-            continue
-        # lines crossing x: begun before it, not ended by it (every line ends after it begins)
-        crossing = bisect_left(starts, x) - bisect_right(ends, x)
-        if best is None or crossing < best[0]:
-            best = (crossing, x)
-    if best is None or best[0] > max(2, 0.1 * len(idx)):
-        return [(list(idx), 0.0)]
-    gutter = best[1]
-    first = [i for i in idx if lines[i].x1 <= gutter]
-    second = [i for i in idx if lines[i].x0 >= gutter]
-    if min(len(first), len(second)) < MIN_ROWS or sum(
-            1 for i in second if sum(ch.isalpha() for ch in lines[i].text) >= 3) < 0.5 * len(second):
-        return [(list(idx), 0.0)]
-    top = min(lines[i].y0 for i in first + second)
-    spanning = [i for i in idx if lines[i].x0 < gutter < lines[i].x1]
-    above = [i for i in spanning if lines[i].y1 <= top]
-    below = [i for i in spanning if lines[i].y1 > top]
+    gutters = [x for x in sorted({e + 0.5 for e in ends} | {s - 0.5 for s in starts})
+               if left + 0.3 * width <= x <= left + 0.7 * width]
+    # lines crossing x: begun before it, not ended by it (every line ends after it begins)
+    crossing = [(bisect_left(starts, x) - bisect_right(ends, x), x) for x in gutters]
+    best = min(crossing, default=None)
+    if best is not None and best[0] <= max(2, 0.1 * len(idx)):
+        gutter = best[1]
+        first = [i for i in idx if lines[i].x1 <= gutter]
+        second = [i for i in idx if lines[i].x0 >= gutter]
+        if _two_columns(first, second, lines):
+            top = min(lines[i].y0 for i in first + second)
+            spanning = [i for i in idx if lines[i].x0 < gutter < lines[i].x1]
+            above = [i for i in spanning if lines[i].y1 <= top]
+            below = [i for i in spanning if lines[i].y1 > top]
+            return _runs(above, first, second, below, lines)
+    if sum(_numbered(lines[i]) for i in idx) >= 2 * MIN_ROWS:
+        band = _band(idx, lines, gutters)
+        if band is not None:
+            # the band from its first entry: a title block above set in two columns too (an
+            # author's name beside the version) is read before it, with the label over it
+            top = min((lines[i].y0 for i in band[0] + band[1] if _numbered(lines[i])),
+                      default=-math.inf) - 1
+            first = [i for i in band[0] if lines[i].y0 >= top]
+            second = [i for i in band[1] if lines[i].y0 >= top]
+            if not _two_columns(first, second, lines):
+                first, second, top = band[0], band[1], -math.inf
+            inside = set(first) | set(second)
+            rest = [i for i in idx if i not in inside]
+            return _runs([i for i in rest if lines[i].y0 < top], first, second,
+                         [i for i in rest if lines[i].y0 >= top], lines)
+    return [(list(idx), 0.0)]
+
+
+def _numbered(line: Line) -> bool:
+    """The line ends in what may be a page number ("Basis 2", ". . . 17"; not "21/04/2017")."""
+    return bool(_NUM.search(line.text))
+
+
+def _two_columns(first: Sequence[int], second: Sequence[int], lines: Sequence[Line]) -> bool:
+    """Enough lines on each side of a gutter, the right-hand ones text (a one-column TOC's
+    page numbers alone at the right are no column)."""
+    return min(len(first), len(second)) >= MIN_ROWS and sum(
+        1 for i in second if sum(ch.isalpha() for ch in lines[i].text) >= 3) >= 0.5 * len(second)
+
+
+def _runs(above: list[int], first: list[int], second: list[int], below: list[int],
+          lines: Sequence[Line]) -> list[tuple[list[int], float]]:
     shift = max(lines[i].x1 for i in second) - max(lines[i].x1 for i in first)
     runs = [(above, 0.0), (first, 0.0), (second, shift), (below, 0.0)]
     return [(ids, dx) for ids, dx in runs if ids]
+
+
+def _band(idx: Sequence[int], lines: Sequence[Line], gutters: Sequence[float]
+          ) -> tuple[list[int], list[int]] | None:
+    """The largest band of two columns between lines set across the page: for a gutter, the
+    lines (top to bottom) that no line crossing it interrupts, each column as far as it holds
+    entries (``_ending``); its left and right lines, or None."""
+    best: tuple[int, list[int], list[int]] | None = None
+    for x in gutters:
+        run: list[int] = []
+        for i in [*idx, -1]:  # -1: the end of the page closes the last run
+            if i >= 0 and not lines[i].x0 < x < lines[i].x1:
+                run.append(i)
+                continue
+            first = [k for k in run if lines[k].x1 <= x]
+            second = [k for k in run if lines[k].x0 >= x]
+            run = []
+            if not (first and second):
+                continue
+            if first and second:
+                bottom = min(lines[first[-1]].y0, lines[second[-1]].y0)
+                first, second = _ending(first, bottom, lines), _ending(second, bottom, lines)
+            if _two_columns(first, second, lines) and (
+                    best is None or len(first) + len(second) > best[0]):
+                best = (len(first) + len(second), first, second)
+    return None if best is None else (best[1], best[2])
+
+
+def _ending(ids: list[int], bottom: float, lines: Sequence[Line]) -> list[int]:
+    """A column's lines (top to bottom) down to the other column's last line (``bottom``),
+    then as long as they are entries: lines ending in a page number, or a title's first
+    line over one.  What follows under the longer column (the first section's heading, a
+    footnote) is no more of it."""
+    head = [k for k in ids if lines[k].y0 <= bottom + 1]
+    tail = ids[len(head):]
+    kept = 0
+    for n, k in enumerate(tail):
+        if _numbered(lines[k]):
+            kept = n + 1
+        elif not (n + 1 < len(tail) and _numbered(lines[tail[n + 1]])):
+            break
+    return head + tail[:kept]
 
 
 def _group_rows(idx: Sequence[int], lines: Sequence[Line], shift: float = 0.0) -> list[Row]:
@@ -243,6 +314,10 @@ def join_wrapped(texts: Sequence[str]) -> str:
 
 
 def _wraps(first: Row, row: Row) -> bool:
-    """``first`` is the first row of the title ``row`` ends: set alike, close above it."""
-    return (len(first.text) > 3 and abs(first.size - row.size) <= 0.5 and first.bold == row.bold
-            and row.y0 - first.y1 < 0.6 * row.size and row.x0 >= first.x0 - 1)
+    """``first`` is the first row of the title ``row`` ends: set alike (sizes within a point:
+    a row's mean size moves with the typewriter words it holds), close above it.  Close is
+    measured from where ``first``'s type ends at its size: some fonts' glyph boxes are only
+    their x-height, and the gap under such a box is a line's leading."""
+    return (len(first.text) > 3 and abs(first.size - row.size) <= 1.0 and first.bold == row.bold
+            and row.y0 - max(first.y1, first.y0 + first.size) < 0.6 * row.size
+            and row.x0 >= first.x0 - 1)
