@@ -313,6 +313,7 @@ def test_strip_numbering() -> None:
     assert strip_numbering("Results") == "Results"
     assert strip_numbering("§1 Introduction") == "Introduction"
     assert strip_numbering("1.1Motivation") == "Motivation"
+    assert strip_numbering("Section 1 · Introduction") == "Introduction"  # wallcalendar
 
 
 def test_a_glued_number_is_shown_apart_and_an_unmapped_glyph_is_no_part_of_a_title() -> None:

@@ -801,3 +801,43 @@ def test_contents_under_an_abstract_with_a_title_wrapped_over_three_rows() -> No
             row(651, "This package provides several macros to read and compare", x=125)]
     run = _reference_run(rows)
     assert [r.text for r in run] == [r.text for r in rows[3:9]]
+
+
+def test_a_short_contents_title_finds_its_heading_by_number(tmp_path: Path) -> None:
+    """LaTeX's \\section[short]{long}: the contents print "4.2 Binder", the page "4.2 Putting
+    the application binder together".  No line of the page reads like the entry; the heading
+    that opens with its number on that page is where it stands.  The contents' title is the
+    heading (as the producer's own outline has it), the page's words the section's first text,
+    and the sections under it keep their parent.  A plain body line opening with the number
+    ("4.2 litres a minute ...") is not it."""
+    entries = [("4 Usage", 2, 0), ("4.1 Configuration", 2, 15), ("4.2 Binder", 3, 15),
+               ("4.2.1 Title page", 3, 30), ("4.2.2 Covering letter", 4, 30),
+               ("5 Implementation", 5, 0)]
+    long = "4.2 Putting the application binder together"
+    doc = pymupdf.open()
+    toc = doc.new_page()
+    toc.insert_text((72, 60), "Contents", fontsize=16)
+    for r, (title, page_no, indent) in enumerate(entries):
+        y = 100 + 14 * r
+        toc.insert_text((72 + indent, y), f"{title} . . . . . . . .", fontsize=10)
+        toc.insert_text((500, y), str(page_no), fontsize=10)
+    for page_no in range(2, 6):
+        page = doc.new_page()
+        y = 72.0
+        if page_no == 3:
+            page.insert_text((72, y), "4.2 litres a minute flow through the binder's pump.",
+                             fontsize=10)
+            y += 20
+        for title, at, _ in entries:
+            if at == page_no:
+                page.insert_text((72, y), long if title == "4.2 Binder" else title, fontsize=12,
+                                 fontname="hebo")
+                y = _prose(page, y + 20, 3, f"Body text of {title.lower()} with detail.") + 10
+    assert _tree(tmp_path, doc) == [(1, "4 Usage"), (2, "4.1 Configuration"), (2, "4.2 Binder"),
+                                    (3, "4.2.1 Title page"), (3, "4.2.2 Covering letter"),
+                                    (1, "5 Implementation")]
+    parsed = parse_pdf(tmp_path / "tree.pdf", "tree.pdf")
+    binder = next(s for s in parsed.sections if s.title == "4.2 Binder")
+    text = parsed.markdown[binder.body_span[0]:binder.body_span[1]]
+    assert text.lstrip().startswith(long)
+    assert "4.2 litres a minute" not in text

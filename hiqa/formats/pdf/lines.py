@@ -475,7 +475,7 @@ def strip_numbering(title: str) -> str:
     for rx in (_LABEL, _DOTTED, _PLAIN, _ROMAN, _CJK_LABEL):
         m = rx.match(title)
         if m:
-            rest = title[m.end() :].lstrip(" .:-\u2013\u2014")
+            rest = title[m.end() :].lstrip(" .:-\u2013\u2014\u00b7\u2022")  # "Section 1 · Foo"
             return rest or title
     return title
 

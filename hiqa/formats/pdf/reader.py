@@ -47,7 +47,6 @@ from hiqa.formats.pdf.furniture import mark_furniture
 from hiqa.formats.pdf.labels import page_labels
 from hiqa.formats.pdf.lines import (
     BODY,
-    FURNITURE,
     HEADING,
     FixedPitch,
     FoundHeading,
@@ -56,7 +55,6 @@ from hiqa.formats.pdf.lines import (
     join_row,
     margin_pieces,
     norm_title,
-    numbering_depth,
     page_lines,
     title_forms,
 )
@@ -70,7 +68,7 @@ from hiqa.formats.pdf.tables import (
 from hiqa.formats.pdf.terms import find_terms, term_text
 from hiqa.formats.pdf.textlayer import TEXT_FLAGS, TextLayer
 from hiqa.formats.pdf.title import choose_pdf_title, running_title
-from hiqa.formats.pdf.toc import find_toc, page_ranges
+from hiqa.formats.pdf.toc import find_toc, page_ranges, title_elsewhere
 from hiqa.formats.pdf.typography import typographic_headings
 from hiqa.formats.structure import Event, build_document
 from hiqa.model import Block, Document, Heading
@@ -411,7 +409,7 @@ def _place_outline(
         start, stop = max(cursor, page_starts[max(lo, 1) - 1]), page_starts[hi]
         match = _find_title(title, lines, start, stop, body, keys_of)
         if match is None and confirmed_only:
-            match = _title_in_margin(title, lines, start, stop)
+            match = title_elsewhere(title, lines, start, stop, body)
         if match is None and confirmed_only:
             continue
         if match is None:
@@ -460,21 +458,6 @@ def _find_title(
             if len(norm_title(text)) > 2 * max(len(k) for k in keys) + 20:
                 break
     return plain
-
-
-def _title_in_margin(title: str, lines: Sequence[Line], start: int, stop: int
-                     ) -> tuple[int, int] | None:
-    """A numbered TOC entry printed word for word in a page's top or bottom margin.  A title
-    that recurs under other numbers at the top of pages ("4.4.2 Constructor & Destructor
-    Documentation", "4.6.2 ..." in a Doxygen manual) was taken for a running header; the TOC
-    says it is a heading.  Only where the body holds no line that reads like it."""
-    if numbering_depth(title) is None:
-        return None
-    key = norm_title(title)
-    for i in range(start, stop):
-        if lines[i].role == FURNITURE and norm_title(lines[i].text) == key:
-            return i, i
-    return None
 
 
 def _title_keys(text: str) -> frozenset[str]:

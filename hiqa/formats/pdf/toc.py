@@ -37,10 +37,12 @@ from typing import Any
 
 from hiqa.formats.pdf.lines import (
     BODY,
+    FURNITURE,
     NAV,
     Line,
     norm_title,
     numbering_depth,
+    section_number,
     spaced_number,
     strip_numbering,
     title_forms,
@@ -494,3 +496,50 @@ def _place(entries: list[TocEntry], lines: Sequence[Line], page_starts: Sequence
 def _keys(text: str) -> set[str]:
     """A title's forms to find it by (``title_forms``), three characters or more."""
     return {k for k in title_forms(text) if len(k) >= 3}
+
+
+def title_elsewhere(title: str, lines: Sequence[Line], start: int, stop: int, body: float
+                    ) -> tuple[int, int] | None:
+    """Where a confirmed TOC's numbered entry stands when no line in ``start:stop`` reads like
+    its title: printed word for word in a page's margin (``_in_margin``), or a heading with its
+    number and other words (``_by_number``); the first line and the last that the heading
+    takes, or None.  A reworded heading takes none (``(i, i - 1)``): the entry's title is the
+    heading, as the producer's own outline has it, and the page's words stay the section's
+    first text, where a search finds them."""
+    if numbering_depth(title) is None:
+        return None
+    return _in_margin(title, lines, start, stop) or _by_number(title, lines, start, stop, body)
+
+
+def _in_margin(title: str, lines: Sequence[Line], start: int, stop: int
+               ) -> tuple[int, int] | None:
+    """The entry printed word for word in a page's top or bottom margin.  A title that recurs
+    under other numbers at the top of pages ("4.4.2 Constructor & Destructor Documentation",
+    "4.6.2 ..." in a Doxygen manual) was taken for a running header; the TOC says it is a
+    heading."""
+    key = norm_title(title)
+    for i in range(start, stop):
+        if lines[i].role == FURNITURE and norm_title(lines[i].text) == key:
+            return i, i
+    return None
+
+
+def _by_number(title: str, lines: Sequence[Line], start: int, stop: int, body: float
+               ) -> tuple[int, int] | None:
+    """A heading (bold or larger than the text, no code) that opens with the entry's section
+    number, in other words: LaTeX's short contents title ("4.2 Bewerbungsmappe" for the page's
+    "4.2 Erstellung einer Bewerbungsmappe"), a title the author reworded."""
+    number = section_number(title)
+    if not number:
+        return None
+    for i in range(start, stop):
+        ln = lines[i]
+        if (ln.role == BODY and not ln.code and (ln.bold or ln.size >= body * _HEADING_RATIO)
+                and section_number(ln.text) == number
+                and numbering_depth(ln.text) == numbering_depth(title)
+                and _worded(strip_numbering(ln.text))):
+            return i, i - 1
+    return None
+
+
+_HEADING_RATIO = 1.05  # larger than the text by this much (or bold): set as a heading
