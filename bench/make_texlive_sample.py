@@ -19,7 +19,7 @@ package changes every draw: ``--package`` draws only from the named packages' PD
 texlive-science-doc and texlive-humanities-doc were installed (leave both out to replay them);
 those two packages are a pool no earlier draw touched (seeds 19-31), and
 texlive-publishers-doc another (seed 37; leave it out too to replay the others), and
-texlive-latex-extra-doc a fourth (seeds 67-107; likewise).  LaTeX manuals by
+texlive-latex-extra-doc a fourth (seeds 67-113; likewise).  LaTeX manuals by
 hundreds of authors and classes: the outline is hyperref's, a faithful gold as a rule.
 """
 from __future__ import annotations
