@@ -140,9 +140,8 @@ def _band(idx: Sequence[int], lines: Sequence[Line], gutters: Sequence[float]
             run = []
             if not (first and second):
                 continue
-            if first and second:
-                bottom = min(lines[first[-1]].y0, lines[second[-1]].y0)
-                first, second = _ending(first, bottom, lines), _ending(second, bottom, lines)
+            bottom = min(lines[first[-1]].y0, lines[second[-1]].y0)
+            first, second = _ending(first, bottom, lines), _ending(second, bottom, lines)
             if _two_columns(first, second, lines) and (
                     best is None or len(first) + len(second) > best[0]):
                 best = (len(first) + len(second), first, second)
