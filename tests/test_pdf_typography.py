@@ -1210,3 +1210,21 @@ def test_a_listing_line_that_wraps_belongs_to_the_listing() -> None:
     assert "immediate\\write 18 }" in texts
     assert "2.3 Macros" not in texts and "Releasing the manuscript." not in texts
     assert len(listing) == 9
+
+
+def test_a_running_head_set_below_the_margin_band_is_furniture(tmp_path: Path) -> None:
+    """pdfx prints its authors at the top of every page, 80-91 pt down an 842 pt page: just
+    below the top 10 % where running heads are looked for, and larger than the text, so on
+    pages without a heading above it they read as a heading of their own.  The same words
+    at the same place on every page are a running head wherever they stand near an edge."""
+    authors = "A. Pumpwright, B. Valve and C. Seal"
+    rows: list[Row] = []
+    for n, title in enumerate(("Introduction", "Usage", "Installing", "Limitations",
+                               "Further developments"), 1):
+        rows += [Row(authors, size=11.8, new_page=n > 1), heading(f"{n}. {title}"), *prose(6)]
+        if n % 2:
+            rows += [Row(authors, size=11.8, new_page=True), *prose(8)]
+    path = write(tmp_path / "authors.pdf", rows)
+    assert [t for _, t in tree(path)] == ["1. Introduction", "2. Usage", "3. Installing",
+                                          "4. Limitations", "5. Further developments"]
+    assert authors not in parse_pdf(path, path.name).markdown

@@ -42,6 +42,7 @@ def mark_furniture(
     n_pages = len(page_heights)
     if not lines:
         return
+    _mark_fixed_lines(lines, page_heights)
     threshold = min(max(2, math.ceil(0.3 * n_pages)), 5)
     edge = _page_edges(lines)
     pages_by_key: dict[str, set[int]] = defaultdict(set)
@@ -263,6 +264,32 @@ def _page_edges(lines: Sequence[Line]) -> set[int]:
         out.update(idx_sorted[:2])
         out.update(idx_sorted[-2:])
     return out
+
+
+def _mark_fixed_lines(lines: Sequence[Line], page_heights: Sequence[float]) -> None:
+    """A line printed word for word at one place on half the pages or more (``FIXED_PAGES`` at
+    least), just outside the margin bands but within the page's outer ``FIXED_BAND``: a running
+    head set lower than most (pdfx's authors at 80-91 pt of an 842 pt page, the top 11 %).
+    No text of the body stands in the same words at the same place on every other page."""
+    n_pages = len(page_heights)
+    if n_pages < FIXED_PAGES:
+        return
+    at: dict[tuple[str, int, int], list[Line]] = defaultdict(list)
+    for ln in lines:
+        h = page_heights[ln.page - 1]
+        if (ln.role == BODY and not _in_margin(ln, page_heights)
+                and (ln.y1 <= h * FIXED_BAND or ln.y0 >= h * (1 - FIXED_BAND))):
+            at[(ln.text, round(ln.x0), round(ln.y0))].append(ln)
+    for found in at.values():
+        if len({ln.page for ln in found}) >= max(FIXED_PAGES, 0.5 * n_pages):
+            for ln in found:
+                ln.role = FURNITURE
+
+
+FIXED_BAND = 0.2
+"""The page's top and bottom share in which a line at one place on most pages is a running head."""
+FIXED_PAGES = 4
+"""Pages at least that print a line at one place before it is a running head by that alone."""
 
 
 def _in_margin(ln: Line, page_heights: Sequence[float]) -> bool:
