@@ -270,7 +270,8 @@ def _mark_fixed_lines(lines: Sequence[Line], page_heights: Sequence[float]) -> N
     """A line printed word for word at one place on half the pages or more (``FIXED_PAGES`` at
     least), just outside the margin bands but within the page's outer ``FIXED_BAND``: a running
     head set lower than most (pdfx's authors at 80-91 pt of an 842 pt page, the top 11 %).
-    No text of the body stands in the same words at the same place on every other page."""
+    Its whole block repeats so (a paragraph that merely opens alike on every page does not),
+    and the page holds other text (a page's only line is its text, whatever it repeats)."""
     n_pages = len(page_heights)
     if n_pages < FIXED_PAGES:
         return
@@ -280,9 +281,21 @@ def _mark_fixed_lines(lines: Sequence[Line], page_heights: Sequence[float]) -> N
         if (ln.role == BODY and not _in_margin(ln, page_heights)
                 and (ln.y1 <= h * FIXED_BAND or ln.y0 >= h * (1 - FIXED_BAND))):
             at[(ln.text, round(ln.x0), round(ln.y0))].append(ln)
-    for found in at.values():
-        if len({ln.page for ln in found}) >= max(FIXED_PAGES, 0.5 * n_pages):
-            for ln in found:
+    fixed = {id(ln) for found in at.values()
+             if len({ln.page for ln in found}) >= max(FIXED_PAGES, 0.5 * n_pages)
+             for ln in found}
+    if not fixed:
+        return
+    blocks: dict[int, list[Line]] = defaultdict(list)
+    others: set[int] = set()  # pages with body text besides
+    for ln in lines:
+        if ln.role == BODY:
+            blocks[ln.block].append(ln)
+            if id(ln) not in fixed:
+                others.add(ln.page)
+    for block in blocks.values():
+        if all(id(ln) in fixed for ln in block) and block[0].page in others:
+            for ln in block:
                 ln.role = FURNITURE
 
 
