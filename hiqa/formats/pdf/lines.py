@@ -23,6 +23,7 @@ BODY, FURNITURE, HEADING, TABLE, CAPTION, NAV = range(6)  # NAV: a TOC or index 
 
 MAX_LEVEL = 6
 LARGE_RATIO = 1.08  # a heading font is at least 8 % larger than the body font
+PLACED_RATIO = 1.05  # a line an outline or contents entry is placed on: this much larger, or bold
 _MAX_HEADING_LINES = 3  # a longer run of large text is a paragraph, not a heading
 _MARGIN = 0.10  # running headers/footers live in the top/bottom 10 % of the page
 _COVER_MAX_BODY_CHARS = 400
@@ -478,6 +479,12 @@ def strip_numbering(title: str) -> str:
             rest = title[m.end() :].lstrip(" .:-\u2013\u2014\u00b7\u2022")  # "Section 1 · Foo"
             return rest or title
     return title
+
+
+def set_apart(line: Line, body: float) -> bool:
+    """Set as a heading is where an outline or contents entry is placed: bold, or larger than
+    the text (``body``) by ``PLACED_RATIO``."""
+    return line.bold or line.size >= body * PLACED_RATIO
 
 
 def spaced_number(title: str) -> str:

@@ -56,6 +56,7 @@ from hiqa.formats.pdf.lines import (
     margin_pieces,
     norm_title,
     page_lines,
+    set_apart,
     title_forms,
 )
 from hiqa.formats.pdf.tables import (
@@ -450,7 +451,7 @@ def _find_title(
             unbroken = join_row(unbroken, piece)
             text = f"{text} {piece}" if text else piece
             if (keys_of(text) | keys_of(joined) | keys_of(unbroken)) & keys:
-                if lines[i].size >= body * 1.05 or lines[i].bold:
+                if set_apart(lines[i], body):
                     return i, j
                 if plain is None:
                     plain = (i, j)

@@ -43,6 +43,7 @@ from hiqa.formats.pdf.lines import (
     norm_title,
     numbering_depth,
     section_number,
+    set_apart,
     spaced_number,
     strip_numbering,
     title_forms,
@@ -534,12 +535,10 @@ def _by_number(title: str, lines: Sequence[Line], start: int, stop: int, body: f
         return None
     for i in range(start, stop):
         ln = lines[i]
-        if (ln.role == BODY and not ln.code and (ln.bold or ln.size >= body * _HEADING_RATIO)
+        if (ln.role == BODY and not ln.code and set_apart(ln, body)
                 and section_number(ln.text) == number
                 and numbering_depth(ln.text) == numbering_depth(title)
                 and _worded(strip_numbering(ln.text))):
             return i, i - 1
     return None
 
-
-_HEADING_RATIO = 1.05  # larger than the text by this much (or bold): set as a heading

@@ -455,9 +455,10 @@ def _with_lead_group(lines: Sequence[Line], run: list[int], taken: set[int]) -> 
     style, first = line_style(lines[run[0]]), run[0]
     for i in range(first - 1, max(-1, first - LEAD_GROUP_LINES), -1):
         ln = lines[i]
-        if ln.role != BODY or (i in taken and line_style(ln) != style):
+        alike = line_style(ln) == style
+        if ln.role != BODY or (i in taken and not alike):
             return run
-        if line_style(ln) == style and not ln.code:
+        if alike and not ln.code:
             words = ln.text.split()
             entries = [lines[k].text for k in range(i + 1, first) if lines[k].role == BODY]
             lead = (0 < len(words) <= 2 and all(w.isalpha() for w in words)
