@@ -350,19 +350,20 @@ def _cell_texts(page: Any, table: Any) -> list[list[str | None]]:
     """
     x0, y0, x1, y1 = table.bbox  # a little room: a clip cuts glyphs that touch its edge
     words = page.get_text("words", clip=(x0 - 2, y0 - 2, x1 + 2, y1 + 2), sort=False)
+    centred = [((w[0] + w[2]) / 2, (w[1] + w[3]) / 2, w) for w in words]
     grid: list[list[str | None]] = []
     for row in table.rows:
         out_row: list[str | None] = []
+        cells = [c for c in row.cells if c is not None]
+        top = min((c[1] for c in cells), default=0.0)
+        foot = max((c[3] for c in cells), default=0.0)
+        in_row = [c for c in centred if top <= c[1] <= foot]  # a row's words, once a row
         for cell in row.cells:
             if cell is None:
                 out_row.append(None)
                 continue
             cx0, cy0, cx1, cy1 = cell
-            inside = [
-                w
-                for w in words
-                if cx0 <= (w[0] + w[2]) / 2 <= cx1 and cy0 <= (w[1] + w[3]) / 2 <= cy1
-            ]
+            inside = [w for x, y, w in in_row if cx0 <= x <= cx1 and cy0 <= y <= cy1]
             inside.sort(key=lambda w: (w[5], w[6], w[7]))
             lines: list[str] = []
             last = None
