@@ -232,8 +232,59 @@ def test_graph_paper_is_not_sent_to_the_table_finder(tmp_path: Path) -> None:
     w = fx.Writer(doc)
     w.new_page()
     w.table(fx.TABLE_ROWS, caption="Table 1: Accuracy and latency per model")
-    assert ruled_area(doc[0]) is None
-    assert ruled_area(doc[1]) is not None
+    assert ruled_area(doc[0])[0] is None
+    assert ruled_area(doc[1])[0] is not None
+
+
+TINT = (0.98, 0.95, 0.74)
+
+
+def test_tinted_words_are_no_table_columns(tmp_path: Path) -> None:
+    """A manual that tints every inline macro name and every listing line (apnum, docby):
+    the tints' scattered sides are no grid's columns, so the page goes to neither table
+    finder and its prose stays prose; a table framed left and right whose current-year
+    column is shaded down its rows (a filing's) has its columns there, and is a table."""
+    from hiqa.formats.pdf.tables import ruled_area
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    words = ["the", "macro", "reads", "its", "operand", "and", "pushes", "the", "value", "on",
+             "the", "stack", "before"]
+    y = 90.0
+    for k in range(14):
+        x = 72.0
+        for j, word in enumerate(words):
+            width = pymupdf.get_text_length(word, fontsize=10)
+            if j == (k * 5) % len(words):  # one tinted word a line, a different one each line
+                page.draw_rect((x - 1, y - 9, x + width + 1, y + 3), color=None, fill=TINT)
+            page.insert_text((x, y), word, fontsize=10)
+            x += width + 3.3
+        y += 14
+    for k in range(3):  # a listing: its lines tinted full width, one box each
+        page.draw_rect((72, y - 9 + 11 * k, 523, y + 2 + 11 * k), color=None, fill=TINT)
+        page.insert_text((80, y + 11 * k), f"{k + 84}: \\def\\apEVALpush#1#2#3", fontsize=8)
+    shaded = doc.new_page()  # ruled across and framed left and right; its columns: the shading
+    for x, head in ((76, "Region"), (254, "Fiscal 2023"), (354, "Fiscal 2022")):
+        shaded.insert_text((x, 92), head, fontsize=9)
+    shaded.draw_line((72, 96), (450, 96), width=0.5)
+    for x in (72, 450):
+        shaded.draw_line((x, 80), (x, 160), width=0.5)
+    rows = [("North America", "21,608", "18,353"), ("Greater China", "7,248", "7,547"),
+            ("Converse", "2,427", "2,346"), ("Corporate", "27", "(72)")]
+    for k, row in enumerate(rows):
+        top = 96 + 16 * k
+        shaded.draw_rect((250, top, 350, top + 16), color=None, fill=TINT)  # the year, shaded
+        shaded.draw_line((72, top + 16), (450, top + 16), width=0.5)
+        for x, cell in zip((76, 300, 400), row, strict=True):
+            shaded.insert_text((x, top + 12), cell, fontsize=9)
+    path = tmp_path / "tinted.pdf"
+    doc.save(path)
+    assert ruled_area(doc[0]) == (None, True)
+    assert ruled_area(doc[1])[0] is not None
+    parsed = _parse(path)
+    tables = [b for s in parsed.sections for b in s.blocks if b.kind == "table"]
+    assert len(tables) == 1 and ("North America", "21,608", "18,353") in tables[0].rows
+    assert "pushes the value on the stack" in parsed.markdown
 
 
 # --- bad input -----------------------------------------------------------------------------------

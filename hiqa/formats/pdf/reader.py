@@ -258,9 +258,10 @@ def _scan_pages(doc: Any, source: str) -> _Scan:
         offset = len(scan.lines)
         scan.lines.extend(lines)
         try:
-            if (area := ruled_area(page)) is not None:
+            area, tinted = ruled_area(page)
+            if area is not None:
                 scan.tables.extend(extract_tables(page, lines, offset, area))
-            elif regions:
+            elif regions and not tinted:
                 scan.tables.extend(extract_borderless(page, lines, offset, regions))
         except Exception:  # noqa: BLE001 - the page's text is kept, only the grid is lost
             scan.table_failures.append(page_no)

@@ -14,6 +14,7 @@ import inspect
 import io
 import math
 import re
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -63,17 +64,26 @@ class FoundTable:
     caption: str
 
 
-def ruled_area(page: Any) -> tuple[float, float, float, float] | None:
+Area = tuple[float, float, float, float]
+
+
+def ruled_area(page: Any) -> tuple[Area | None, bool]:
     """Cheap gate: the area the page's rules cover when they are enough horizontal *and*
-    vertical ones for a grid, else None.  The table finder looks only there (a ruled table
-    lies within its rules; the finder's cost grows with the characters it reads).
+    vertical ones for a grid, else None; and whether the page is *tinted*: no grid, but one
+    if the sides of boxes alone in their rows (``_lone_boxes``) counted as columns.  The
+    table finder looks only in the area (a ruled table lies within its rules; the finder's
+    cost grows with the characters it reads).  A tinted page is not searched for borderless
+    tables either: its words are set in boxes, their alignment is not a table's.
 
     A grid has at least two columns: rules at three x positions or more.  Boxes stacked down
     the page (code listings, admonitions: each a rectangle) share their two x positions and
     are not tables; sending such pages to PyMuPDF's table finder cost 90 % of the time on a
     manual full of framed listings."""
+    paths = page.get_cdrawings()
+    lone = _lone_boxes(paths)
     horizontal = vertical = other = 0
     xs: set[int] = set()
+    lone_xs: set[int] = set()
     ys: set[int] = set()
     area = [math.inf, math.inf, -math.inf, -math.inf]
     top, bottom = page.rect.height * _MARGIN_BAND, page.rect.height * (1 - _MARGIN_BAND)
@@ -83,7 +93,7 @@ def ruled_area(page: Any) -> tuple[float, float, float, float] | None:
         area[0], area[1] = min(area[0], x0, x1), min(area[1], y0, y1)
         area[2], area[3] = max(area[2], x0, x1), max(area[3], y0, y1)
 
-    for path in page.get_cdrawings():
+    for n, path in enumerate(paths):
         for item in path.get("items", ()):
             kind = item[0]
             if kind in ("l", "re") and _in_margin(item, top, bottom):
@@ -113,26 +123,81 @@ def ruled_area(page: Any) -> tuple[float, float, float, float] | None:
                 else:
                     horizontal += 2
                     vertical += 2
-                    xs.update((round(x0), round(x1)))
+                    (lone_xs if n in lone else xs).update((round(x0), round(x1)))
                     ys.update((round(y0), round(y1)))
             else:
                 other += 1
     rules = horizontal + vertical
-    grid = (
-        horizontal >= _MIN_RULES
-        and vertical >= _MIN_RULES
-        and _positions(xs) >= 3
-        and other <= _MAX_OTHER_SHAPES * rules
-    )
-    if not grid or _blank_grid(page, area, xs, ys):
-        return None
+    lined = horizontal >= _MIN_RULES and vertical >= _MIN_RULES
+    lined = lined and other <= _MAX_OTHER_SHAPES * rules
+    if not lined:
+        return None, False
+    every = xs | lone_xs
+    if _positions(every) < 3 or _blank_grid(page, area, every, ys):
+        return None, False
+    if _positions(xs) < 3:
+        return None, True  # a grid only by boxes alone in their rows: tinted
     base = tuple(area)  # the rules outside the bands; margin rules are judged against it alone
     for item in edge:  # a margin rule right next to the ruled area closes a table there
         at = _item_ys(item)
         if min(at) - base[3] <= _ADJOINING and base[1] - max(at) <= _ADJOINING:
             area[1], area[3] = min(area[1], *at), max(area[3], *at)
     pad = 2.0
-    return (area[0] - pad, area[1] - pad, area[2] + pad, area[3] + pad)
+    return (area[0] - pad, area[1] - pad, area[2] + pad, area[3] + pad), False
+
+
+_RULE = 4.0  # points: a box this thin is a rule drawn as a filled bar
+_ABUT = 1.5  # points: boxes this close side by side are cells of one row
+
+
+def _lone_boxes(paths: Sequence[dict[str, Any]]) -> set[int]:
+    """The filled boxes (no thinner than a rule) that no other box adjoins on the left or the
+    right, nor one of the same width right above or below.  Where a table is drawn as boxes,
+    its columns are where one cell's box meets the next, or a column's shading runs down its
+    rows (a filing's current year); a box alone marks no column: a tinted word in a sentence,
+    a listing's file-name tab.  (A manual whose every inline macro name is tinted,
+    apnum, docby: those boxes' scattered sides passed for a grid's columns, every page went
+    to the table finder, a tenth of a second each, and its listings came back as tables.)"""
+    boxes = []
+    for at, path in enumerate(paths):
+        items = path.get("items", ())
+        if len(items) != 1 or items[0][0] != "re":
+            continue
+        x0, y0, x1, y1 = items[0][1]
+        x0, x1, y0, y1 = min(x0, x1), max(x0, x1), min(y0, y1), max(y0, y1)
+        if min(x1 - x0, y1 - y0) > _RULE:
+            boxes.append((at, x0, y0, x1, y1))
+    lefts: dict[int, list[tuple[float, float]]] = defaultdict(list)
+    rights: dict[int, list[tuple[float, float]]] = defaultdict(list)
+    for _, x0, y0, x1, y1 in boxes:
+        lefts[round(x0)].append((y0, y1))
+        rights[round(x1)].append((y0, y1))
+
+    def beside(sides: dict[int, list[tuple[float, float]]], x: float, y0: float, y1: float) -> bool:
+        return any(
+            min(y1, b1) - max(y0, b0) > 0.5 * (y1 - y0)
+            for k in range(round(x - _ABUT), round(x + _ABUT) + 1)
+            for b0, b1 in sides.get(k, ())
+        )
+
+    columns: dict[tuple[int, int], list[tuple[float, float]]] = defaultdict(list)
+    for _, x0, y0, x1, y1 in boxes:
+        columns[round(x0), round(x1)].append((y0, y1))
+
+    def stacked(x0: float, y0: float, x1: float, y1: float) -> bool:
+        """Another box of the same sides right above or below: a shaded column."""
+        return any(
+            (b0, b1) != (y0, y1) and b0 - _ABUT <= y1 and y0 <= b1 + _ABUT
+            for i in (-1, 0, 1)
+            for j in (-1, 0, 1)
+            for b0, b1 in columns.get((round(x0) + i, round(x1) + j), ())
+        )
+
+    return {
+        at for at, x0, y0, x1, y1 in boxes
+        if not beside(lefts, x1, y0, y1) and not beside(rights, x0, y0, y1)
+        and not stacked(x0, y0, x1, y1)
+    }
 
 
 CELLS_PER_WORD = 8
