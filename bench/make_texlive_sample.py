@@ -19,8 +19,12 @@ package changes every draw: ``--package`` draws only from the named packages' PD
 texlive-science-doc and texlive-humanities-doc were installed (leave both out to replay them);
 those two packages are a pool no earlier draw touched (seeds 19-31), and
 texlive-publishers-doc another (seed 37; leave it out too to replay the others), and
-texlive-latex-extra-doc a fourth (seeds 67-113; likewise).  LaTeX manuals by
-hundreds of authors and classes: the outline is hyperref's, a faithful gold as a rule.
+texlive-latex-extra-doc a fourth (seeds 67-131; likewise).  Seed 7's pool is exactly the
+PDFs of texlive-base, texlive-bibtex-extra, texlive-latex-recommended-doc and
+texlive-metapost-doc (165; name them with ``--package`` to replay it wherever more is
+installed); texlive-luatex, texlive-plain-generic, texlive-extra-utils and texlive-lang-greek
+are a fifth pool (seed 137).  LaTeX manuals by hundreds of authors and classes: the outline is
+hyperref's, a faithful gold as a rule.
 """
 from __future__ import annotations
 
