@@ -128,9 +128,7 @@ def ruled_area(page: Any) -> tuple[Area | None, bool]:
             else:
                 other += 1
     rules = horizontal + vertical
-    lined = horizontal >= _MIN_RULES and vertical >= _MIN_RULES
-    lined = lined and other <= _MAX_OTHER_SHAPES * rules
-    if not lined:
+    if min(horizontal, vertical) < _MIN_RULES or other > _MAX_OTHER_SHAPES * rules:
         return None, False
     every = xs | lone_xs
     if _positions(every) < 3 or _blank_grid(page, area, every, ys):
@@ -151,13 +149,14 @@ _ABUT = 1.5  # points: boxes this close side by side are cells of one row
 
 
 def _lone_boxes(paths: Sequence[dict[str, Any]]) -> set[int]:
-    """The filled boxes (no thinner than a rule) that no other box adjoins on the left or the
-    right, nor one of the same width right above or below.  Where a table is drawn as boxes,
-    its columns are where one cell's box meets the next, or a column's shading runs down its
-    rows (a filing's current year); a box alone marks no column: a tinted word in a sentence,
-    a listing's file-name tab.  (A manual whose every inline macro name is tinted,
-    apnum, docby: those boxes' scattered sides passed for a grid's columns, every page went
-    to the table finder, a tenth of a second each, and its listings came back as tables.)"""
+    """The boxes (a path of one rectangle, filled or stroked, no thinner than a rule) that no
+    other box adjoins on the left or the right, nor one of the same sides right above or
+    below.  Where a table is drawn as boxes, its columns are where one cell's box meets the
+    next, or where a column's shading runs down its rows (a filing's current year); a box
+    alone marks no column: a tinted word in a sentence, a listing's file-name tab.  (A manual
+    whose every inline macro name is tinted, apnum, docby: those boxes' scattered sides passed
+    for a grid's columns, every page went to the table finder, a tenth of a second each, and
+    its listings came back as tables.)"""
     boxes = []
     for at, path in enumerate(paths):
         items = path.get("items", ())
