@@ -533,11 +533,12 @@ def _by_number(title: str, lines: Sequence[Line], start: int, stop: int, body: f
     number = section_number(title)
     if not number:
         return None
+    depth = numbering_depth(title)
     for i in range(start, stop):
         ln = lines[i]
         if (ln.role == BODY and not ln.code and set_apart(ln, body)
                 and section_number(ln.text) == number
-                and numbering_depth(ln.text) == numbering_depth(title)
+                and numbering_depth(ln.text) == depth
                 and _worded(strip_numbering(ln.text))):
             return i, i - 1
     return None

@@ -12,6 +12,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -86,12 +87,13 @@ def _columns(idx: Sequence[int], lines: Sequence[Line]) -> list[tuple[list[int],
             above = [i for i in spanning if lines[i].y1 <= top]
             below = [i for i in spanning if lines[i].y1 > top]
             return _runs(above, first, second, below, lines)
-    if sum(_numbered(lines[i]) for i in idx) >= 2 * MIN_ROWS:
-        band = _band(idx, lines, gutters)
+    numbered = {i for i in idx if _numbered(lines[i])}
+    if len(numbered) >= 2 * MIN_ROWS:
+        band = _band(idx, lines, gutters, numbered)
         if band is not None:
             # the band from its first entry: a title block above set in two columns too (an
             # author's name beside the version) is read before it, with the label over it
-            top = min((lines[i].y0 for i in band[0] + band[1] if _numbered(lines[i])),
+            top = min((lines[i].y0 for i in band[0] + band[1] if i in numbered),
                       default=-math.inf) - 1
             first = [i for i in band[0] if lines[i].y0 >= top]
             second = [i for i in band[1] if lines[i].y0 >= top]
@@ -123,11 +125,12 @@ def _runs(above: list[int], first: list[int], second: list[int], below: list[int
     return [(ids, dx) for ids, dx in runs if ids]
 
 
-def _band(idx: Sequence[int], lines: Sequence[Line], gutters: Sequence[float]
-          ) -> tuple[list[int], list[int]] | None:
+def _band(idx: Sequence[int], lines: Sequence[Line], gutters: Sequence[float],
+          numbered: AbstractSet[int]) -> tuple[list[int], list[int]] | None:
     """The largest band of two columns between lines set across the page: for a gutter, the
     lines (top to bottom) that no line crossing it interrupts, each column as far as it holds
-    entries (``_ending``); its left and right lines, or None."""
+    entries (``_ending``; ``numbered``: the lines that end in a page number); its left and
+    right lines, or None."""
     best: tuple[int, list[int], list[int]] | None = None
     for x in gutters:
         run: list[int] = []
@@ -141,14 +144,16 @@ def _band(idx: Sequence[int], lines: Sequence[Line], gutters: Sequence[float]
             if not (first and second):
                 continue
             bottom = min(lines[first[-1]].y0, lines[second[-1]].y0)
-            first, second = _ending(first, bottom, lines), _ending(second, bottom, lines)
+            first = _ending(first, bottom, lines, numbered)
+            second = _ending(second, bottom, lines, numbered)
             if _two_columns(first, second, lines) and (
                     best is None or len(first) + len(second) > best[0]):
                 best = (len(first) + len(second), first, second)
     return None if best is None else (best[1], best[2])
 
 
-def _ending(ids: list[int], bottom: float, lines: Sequence[Line]) -> list[int]:
+def _ending(ids: list[int], bottom: float, lines: Sequence[Line], numbered: AbstractSet[int]
+            ) -> list[int]:
     """A column's lines (top to bottom) down to the other column's last line (``bottom``),
     then as long as they are entries: lines ending in a page number, or a title's first
     line over one.  What follows under the longer column (the first section's heading, a
@@ -157,9 +162,9 @@ def _ending(ids: list[int], bottom: float, lines: Sequence[Line]) -> list[int]:
     tail = ids[len(head):]
     kept = 0
     for n, k in enumerate(tail):
-        if _numbered(lines[k]):
+        if k in numbered:
             kept = n + 1
-        elif not (n + 1 < len(tail) and _numbered(lines[tail[n + 1]])):
+        elif not (n + 1 < len(tail) and tail[n + 1] in numbered):
             break
     return head + tail[:kept]
 
